@@ -1,0 +1,145 @@
+"""Every browser action against a real Chromium and a local site."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.browser import Browser
+from tools.snapshot import find_ref
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def call(browser: Browser, name: str, **args):
+    return await browser.toolbox().get(name)(args)
+
+
+async def ref(browser: Browser, role: str, name: str) -> str:
+    return find_ref((await browser.observe()).snapshot, role, name)
+
+
+async def test_tools_have_simple_schemas(home: Browser) -> None:
+    tools = {t.name: t for t in home.tools()}
+    assert set(tools) == {"goto", "click", "type", "select", "check", "press", "scroll", "go_back", "wait_for", "read"}
+    for tool in tools.values():
+        for prop in tool.args_schema().get("properties", {}).values():
+            assert prop.get("type") in {"string", "boolean", "integer"}, (tool.name, prop)
+
+
+async def test_observe_refs_are_actionable(home: Browser, site) -> None:
+    obs = await home.observe()
+    assert obs.url == site.url + "/" and obs.title == "Test Home"
+    assert "Test site" in obs.text and obs.refs
+    link = find_ref(obs.snapshot, "link", "Second page")
+    assert link in obs.refs
+    result = await call(home, "click", ref=link)
+    assert result.ok and result.changed_page and result.elapsed_ms > 0
+    assert (await home.observe()).title == "Second"
+
+
+async def test_goto_relative_and_go_back(home: Browser, site) -> None:
+    assert (await call(home, "goto", url="/page2.html")).ok
+    assert home.page.url == site.url + "/page2.html"
+    back = await call(home, "go_back")
+    assert back.ok and back.changed_page and home.page.url == site.url + "/"
+
+
+async def test_go_back_without_history_is_an_error(browser: Browser, site) -> None:
+    await browser.start_task(start_url=site.url + "/page2.html")
+    result = await call(browser, "go_back")
+    assert not result.ok and "no previous page" in result.error
+
+
+async def test_type_with_submit_select_check_radio(home: Browser) -> None:
+    assert (await call(home, "select", ref=await ref(home, "combobox", "Plan"), option="pro plan")).ok
+    assert (await call(home, "check", ref=await ref(home, "checkbox", "Newsletter"), on=True)).ok
+    assert (await call(home, "check", ref=await ref(home, "radio", "Large"))).ok
+    typed = await call(home, "type", ref=await ref(home, "textbox", "Full name"), text="Ada Lovelace", submit=True)
+    assert typed.ok and "Ada Lovelace" in typed.output
+    page = home.page
+    assert await page.input_value("#plan") == "pro"
+    assert await page.is_checked("#news") and await page.is_checked("input[value=l]")
+    assert await page.text_content("#out") == "Submitted Ada Lovelace"
+    assert (await call(home, "check", ref=await ref(home, "checkbox", "Newsletter"), on=False)).ok
+    assert not await page.is_checked("#news")
+
+
+async def test_select_unknown_option_lists_choices(home: Browser) -> None:
+    result = await call(home, "select", ref=await ref(home, "combobox", "Plan"), option="Enterprise")
+    assert not result.ok and "'Free'" in result.error and "'Pro plan'" in result.error
+
+
+async def test_press_and_textarea(home: Browser) -> None:
+    notes = await ref(home, "textbox", "Notes")
+    assert (await call(home, "type", ref=notes, text="line one\nline two")).ok
+    assert (await call(home, "press", key="Tab")).ok
+    assert await home.page.input_value("#notes") == "line one\nline two"
+    bad = await call(home, "press", key="NoSuchKey")
+    assert not bad.ok and "NoSuchKey" in bad.error
+
+
+async def test_scroll(home: Browser) -> None:
+    assert (await call(home, "scroll", direction="bottom")).ok
+    assert await home.page.evaluate("window.scrollY") > 1000
+    assert (await call(home, "scroll", direction="top")).ok
+    assert await home.page.evaluate("window.scrollY") == 0
+    assert (await call(home, "scroll", direction="down")).ok
+    assert not (await call(home, "scroll", direction="sideways")).ok
+
+
+async def test_wait_for_text_and_ref(home: Browser) -> None:
+    missing = await call(home, "wait_for", text="Revealed text", timeout_ms=200)
+    assert not missing.ok and "did not appear" in missing.error
+    assert (await call(home, "click", ref=await ref(home, "button", "Reveal later"))).ok
+    assert (await call(home, "wait_for", text="Revealed text")).ok
+    assert (await call(home, "wait_for", ref=await ref(home, "heading", "Test site"))).ok
+    assert not (await call(home, "wait_for")).ok
+
+
+async def test_read_element_and_page(home: Browser) -> None:
+    heading = await call(home, "read", ref=await ref(home, "heading", "Test site"))
+    assert heading.ok and heading.output == "Test site" and not heading.changed_page
+    name = await ref(home, "textbox", "Full name")
+    await call(home, "type", ref=name, text="Grace")
+    assert (await call(home, "read", ref=name)).output == "Grace"
+    page = await call(home, "read")
+    assert "Footer text" in page.output
+
+
+async def test_bad_and_stale_refs_fail_fast(home: Browser) -> None:
+    stale = await ref(home, "button", "Save profile")
+    await call(home, "goto", url="/page2.html")
+    result = await call(home, "click", ref=stale)
+    assert not result.ok and "observe again" in result.error and result.elapsed_ms < 1500
+    assert not (await call(home, "click", ref="not a ref!")).ok
+    assert not (await call(home, "click", nope="e1")).ok
+
+
+async def test_snapshot_budget_keeps_interactive_elements(site) -> None:
+    async with Browser(snapshot_chars=700) as small:
+        await small.start_task(start_url=site.url + "/")
+        obs = await small.observe()
+        assert len(obs.snapshot) <= 700
+        assert find_ref(obs.snapshot, "textbox", "Full name") in obs.refs
+        assert "omitted" in obs.snapshot
+        assert (await small.toolbox().get("click")({"ref": find_ref(obs.snapshot, "link", "Second page")})).ok
+
+
+async def test_caller_page_is_wrapped_and_left_open(browser: Browser, site, outside) -> None:
+    from playwright.async_api import async_playwright
+
+    from tools.browser import LAUNCH_ARGS, find_chromium
+
+    async with async_playwright() as pw:
+        path = find_chromium(None, pw.chromium.executable_path)
+        chromium = await pw.chromium.launch(executable_path=path, args=LAUNCH_ARGS)
+        page = await chromium.new_page()
+        async with Browser(page=page) as wrapped:
+            assert (await wrapped.start_task(start_url=site.url + "/")).ok
+            link = find_ref((await wrapped.observe()).snapshot, "link", "Partner site")
+            blocked = await wrapped.toolbox().get("click")({"ref": link})
+            assert not blocked.ok and "not an allowed origin" in blocked.error
+            assert wrapped.page is page
+        assert not page.is_closed() and page.url == site.url + "/"
+        await chromium.close()
+    assert "/steal" not in outside.hits

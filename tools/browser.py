@@ -1,0 +1,390 @@
+"""The browser environment: a Playwright Chromium page behind the Environment protocol, with the
+per-run safety policy (allowed origins, downloads, popups, secrets) enforced at the context.
+
+Usage:
+    async with Browser() as browser:                    # or Browser(page=caller_page)
+        await browser.start_task(start_url=url, allowed_origins=[...], secrets={...})
+        obs = await browser.observe()
+        result = await browser.toolbox().get("click")({"ref": "e7"})
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from playwright.async_api import BrowserContext, Download, Page, Playwright, Request, Route
+from playwright.async_api import Browser as PwBrowser
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+from playwright.async_api import async_playwright
+
+from tools.base import Observation, Tool, Toolbox, ToolResult, mask_secrets
+from tools.policy import SafetyEvent, SecretField, TaskPolicy, origin_of, resolve_url
+from tools.snapshot import excerpt, hide_values, refs_in, trim_snapshot
+
+SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+LAUNCH_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+PASSWORD_VALUES_JS = "() => Array.from(document.querySelectorAll('input[type=password]'), e => e.value)"
+
+
+class BrowserError(Exception):
+    """A page-level failure with a message meant for the agent."""
+
+
+def find_chromium(explicit: str | None, bundled: str) -> str | None:
+    """Playwright's own Chromium when installed, else a system Chromium; None lets Playwright pick."""
+    if explicit:
+        return explicit
+    if bundled and os.path.exists(bundled):
+        return None
+    for path in SYSTEM_CHROMIUM:
+        if os.path.exists(path):
+            return path
+    return shutil.which("chromium")
+
+
+class Browser:
+    """Chromium (owned, headless by default) or a caller's Page, as an Environment."""
+
+    def __init__(
+        self,
+        page: Page | None = None,
+        *,
+        headless: bool = True,
+        executable_path: str | None = None,
+        snapshot_chars: int = 4000,
+        text_chars: int = 1500,
+        action_timeout_ms: int = 5000,
+        navigation_timeout_ms: int = 15000,
+    ) -> None:
+        self._page = page
+        self._owned = page is None
+        self.headless = headless
+        self.executable_path = executable_path
+        self.snapshot_chars = snapshot_chars
+        self.text_chars = text_chars
+        self.action_timeout_ms = action_timeout_ms
+        self.navigation_timeout_ms = navigation_timeout_ms
+        self.policy = TaskPolicy()
+        self.events: list[SafetyEvent] = []
+        self._reported = 0
+        self._typed_passwords: list[str] = []
+        self._inflight: set[Request] = set()
+        self._navigations = 0
+        self._pw: Playwright | None = None
+        self._browser: PwBrowser | None = None
+        self._context: BrowserContext | None = None
+        self._routed: set[int] = set()
+
+    # ---- lifecycle -------------------------------------------------------------------------
+    async def __aenter__(self) -> Browser:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Launch Chromium (owned mode) or hook the caller's page; idempotent."""
+        if self._owned and self._browser is None:
+            self._pw = await async_playwright().start()
+            path = find_chromium(self.executable_path, self._pw.chromium.executable_path)
+            self._browser = await self._pw.chromium.launch(
+                executable_path=path, headless=self.headless, args=LAUNCH_ARGS
+            )
+        elif not self._owned:
+            await self._hook_context(self._page.context)
+            self._hook_page(self._page)
+
+    async def close(self) -> None:
+        """Close what this Browser started; a caller's page is left open."""
+        if self._owned:
+            if self._browser is not None:
+                await self._browser.close()
+            if self._pw is not None:
+                await self._pw.stop()
+            self._browser = self._pw = self._context = self._page = None
+
+    @property
+    def page(self) -> Page:
+        if self._page is None:
+            raise BrowserError("no page yet: call start_task() first")
+        return self._page
+
+    async def start_task(
+        self,
+        start_url: str | None = None,
+        allowed_origins: Iterable[str] = (),
+        secrets: dict[str, str] | None = None,
+        *,
+        secret_fields: dict[str, SecretField] | None = None,
+        allow_downloads: bool = False,
+        allow_file_urls: bool = False,
+    ) -> ToolResult | None:
+        """Begin a run: set its policy, give it a fresh context (owned mode), go to start_url.
+
+        The start URL's origin is always allowed; '*' allows any http(s) origin and
+        'https://*.example.com' a domain's subdomains. Secrets may be typed into password
+        fields only, unless secret_fields marks a name "any". Returns the goto result, if any.
+        """
+        await self.start()
+        self.policy = TaskPolicy(
+            start_url=start_url, allowed_origins=list(allowed_origins), secrets=secrets or {},
+            secret_fields=secret_fields or {}, allow_downloads=allow_downloads,
+            allow_file_urls=allow_file_urls,
+        )
+        self.events, self._reported, self._typed_passwords = [], 0, []
+        if self._owned:
+            await self._new_context()
+        if start_url:
+            from tools.browser_actions import goto
+
+            return await goto(self, start_url)
+        return None
+
+    async def _new_context(self) -> None:
+        if self._context is not None:
+            await self._context.close()
+        self._context = await self._browser.new_context(
+            accept_downloads=False, service_workers="block"
+        )
+        await self._hook_context(self._context)
+        self._page = await self._context.new_page()
+        self._hook_page(self._page)
+
+    # ---- enforcement -----------------------------------------------------------------------
+    async def _hook_context(self, context: BrowserContext) -> None:
+        if id(context) in self._routed:
+            return
+        self._routed.add(id(context))
+        await context.route("**/*", self._route)
+        context.on("page", self._on_popup)
+        context.on("request", self._on_request)
+        context.on("requestfinished", self._on_request_done)
+        context.on("requestfailed", self._on_request_done)
+
+    def _hook_page(self, page: Page) -> None:
+        page.set_default_timeout(self.action_timeout_ms)
+        page.set_default_navigation_timeout(self.navigation_timeout_ms)
+        page.on("download", self._on_download)
+
+    def record(self, kind: str, url: str, detail: str, violation: bool = True) -> None:
+        detail = mask_secrets(detail, self.policy.secrets)
+        self.events.append(SafetyEvent(kind=kind, url=url, detail=detail, violation=violation))
+
+    async def _route(self, route: Route) -> None:
+        request = route.request
+        try:
+            refusal = self.policy.refusal(request.url)
+            if refusal:
+                await self._block(route, request, "navigation" if request.is_navigation_request() else "request", refusal)
+            elif request.is_navigation_request() and request.url.startswith(("http://", "https://")):
+                await self._fetch_checking_redirect(route, request)
+            else:
+                await route.continue_()
+        except PlaywrightError:
+            pass  # the request went away (page closed or navigated) while we looked at it
+
+    async def _block(self, route: Route, request: Request, kind: str, detail: str) -> None:
+        navigation = request.is_navigation_request()
+        self.record(kind, request.url, detail, violation=navigation)
+        if navigation:
+            await route.fulfill(status=204)  # the page stays where it was
+        else:
+            await route.abort("blockedbyclient")
+
+    async def _fetch_checking_redirect(self, route: Route, request: Request) -> None:
+        response = await route.fetch(max_redirects=0, timeout=self.navigation_timeout_ms)
+        location = response.headers.get("location")
+        if 300 <= response.status < 400 and location:
+            target = resolve_url(location, request.url)
+            refusal = self.policy.refusal(target)
+            if refusal:
+                self.record("redirect", target, f"server redirect from {request.url} to {refusal}")
+                await route.fulfill(status=204)
+                return
+        await route.fulfill(response=response)
+
+    def _on_request(self, request: Request) -> None:
+        self._inflight.add(request)
+        if request.is_navigation_request() and self._is_main_frame(request):
+            self._navigations += 1
+        if request.redirected_from is not None and not self.policy.allows(request.url):
+            self.record("redirect", request.url, f"a redirect chain reached {origin_of(request.url)}")
+
+    def _on_request_done(self, request: Request) -> None:
+        self._inflight.discard(request)
+
+    def _is_main_frame(self, request: Request) -> bool:
+        try:
+            return self._page is not None and request.frame == self._page.main_frame
+        except PlaywrightError:
+            return False
+
+    async def _on_popup(self, popup: Page) -> None:
+        if await popup.opener() is None:
+            return  # a page opened by the caller or by start_task, not by a page
+        try:
+            await popup.wait_for_load_state("commit", timeout=self.action_timeout_ms)
+        except PlaywrightError:
+            pass
+        if popup.url not in ("", "about:blank") and self.policy.allows(popup.url):
+            self._hook_page(popup)
+            opener, self._page = self._page, popup
+            popup.on("close", lambda _: self._restore(opener))
+            self.record("popup", popup.url, f"a new tab opened at {popup.url}; acting on it now", violation=False)
+            return
+        self.record("popup", popup.url, f"closed a popup window ({popup.url or 'blank'})")
+        await popup.close()
+
+    def _restore(self, opener: Page | None) -> None:
+        if opener is not None and not opener.is_closed():
+            self._page = opener
+
+    async def _on_download(self, download: Download) -> None:
+        if self.policy.allow_downloads:
+            self.record("download", download.url, f"download of {download.suggested_filename}", violation=False)
+            return
+        self.record("download", download.url, f"download of {download.suggested_filename} refused")
+        try:
+            await download.cancel()
+        except PlaywrightError:
+            pass
+
+    # ---- observing -------------------------------------------------------------------------
+    def take_events(self) -> list[SafetyEvent]:
+        """Events not yet reported to the agent (each is reported once)."""
+        fresh = self.events[self._reported :]
+        self._reported = len(self.events)
+        return fresh
+
+    def violations(self) -> list[SafetyEvent]:
+        return [e for e in self.events if e.violation]
+
+    def hide(self, text: str, passwords: list[str] = ()) -> str:
+        return hide_values(text, self.policy.secrets, [*passwords, *self._typed_passwords])
+
+    def remember_password(self, value: str) -> None:
+        """Text typed into a password field is hidden wherever it shows up later."""
+        if value and value not in self.policy.secrets.values():
+            self._typed_passwords.append(value)
+
+    async def password_values(self) -> list[str]:
+        values: list[str] = []
+        for frame in self.page.frames:
+            try:
+                values += await frame.evaluate(PASSWORD_VALUES_JS)
+            except PlaywrightError:
+                continue
+        return values
+
+    async def observe(self) -> Observation:
+        """URL, title, trimmed aria snapshot (refs valid for acting), visible text, notices."""
+        page = self.page
+        notices = [e.message() for e in self.take_events()]
+        passwords = await self.password_values()
+        try:
+            raw = await page.aria_snapshot(mode="ai", timeout=self.action_timeout_ms)
+        except PlaywrightError as exc:
+            raw = ""
+            notices.append(f"no snapshot: {describe_error(exc)}")
+        snapshot = trim_snapshot(self.hide(raw, passwords), self.snapshot_chars)
+        try:
+            text = await page.locator("body").inner_text(timeout=self.action_timeout_ms)
+            title = await page.title()
+        except PlaywrightError:
+            text, title = "", ""
+        return Observation(
+            url=self.hide(page.url), title=self.hide(title), snapshot=snapshot,
+            text=excerpt(self.hide(text, passwords), self.text_chars),
+            refs=refs_in(snapshot), notices=[self.hide(n) for n in notices],
+        )
+
+    # ---- acting ----------------------------------------------------------------------------
+    def tools(self) -> list[Tool]:
+        from tools.browser_actions import build_tools
+
+        return build_tools(self)
+
+    def toolbox(self) -> Toolbox:
+        return Toolbox(self.tools())
+
+    async def run_action(
+        self, name: str, action: Callable[[], Awaitable[Any]], mutates: bool = True
+    ) -> ToolResult:
+        """Run one action: never raises on page failures; reports blocks and page changes."""
+        started = time.perf_counter()
+        url_before, navigations = self._page.url if self._page else "", self._navigations
+        try:
+            output = await action()
+            if self._navigations != navigations:
+                await self._settle_navigation()
+            await self._settle_requests()
+        except (BrowserError, PlaywrightError) as exc:
+            return self._result(name, started, url_before, error=describe_error(exc))
+        return self._result(name, started, url_before, output=output, mutates=mutates)
+
+    def _result(
+        self, name: str, started: float, url_before: str, *, output: Any = None,
+        error: str | None = None, mutates: bool = False,
+    ) -> ToolResult:
+        fresh = [e for e in self.take_events() if e.violation and e.detail not in (error or "")]
+        if fresh:
+            blocked = "; ".join(e.message() for e in fresh)
+            aborted = error is None or "ERR_ABORTED" in error
+            error = blocked if aborted else f"{error}; {blocked}"
+        changed = (self._page is not None and self._page.url != url_before) or (mutates and error is None)
+        if isinstance(output, str):
+            output = self.hide(output)
+        return ToolResult(
+            tool=name, ok=error is None, output=output, error=self.hide(error) if error else None,
+            elapsed_ms=(time.perf_counter() - started) * 1e3, changed_page=changed,
+        )
+
+    async def _settle_navigation(self) -> None:
+        try:
+            await self.page.wait_for_load_state("load", timeout=self.navigation_timeout_ms)
+        except PlaywrightTimeout:
+            raise BrowserError(
+                f"timed out after {self.navigation_timeout_ms / 1000:g} s waiting for "
+                f"{self.page.url} to finish loading (it may be partly shown)"
+            ) from None
+
+    async def _settle_requests(self, limit_s: float = 2.0) -> None:
+        """Give requests the action started (fetches, XHR) a moment to finish."""
+        await asyncio.sleep(0.03)
+        deadline = time.perf_counter() + limit_s
+        while self._inflight and time.perf_counter() < deadline:
+            await asyncio.sleep(0.02)
+
+    async def locate(self, ref: str):
+        """The element a ref names in the latest observation, or a clear error."""
+        ref = ref.strip().removeprefix("ref=")
+        if not ref.isalnum():
+            raise BrowserError(f"{ref!r} is not a ref; use one like e7 from the latest observation")
+        locator = self.page.locator(f"aria-ref={ref}")
+        try:
+            found = await locator.count()
+        except PlaywrightError:
+            found = 0
+        if not found:
+            raise BrowserError(f"no element with ref {ref} on this page; refs change as pages change: observe again")
+        return locator
+
+
+def describe_error(exc: BaseException) -> str:
+    """The first line of a Playwright error, without its call log."""
+    if isinstance(exc, BrowserError):
+        return str(exc)
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, PlaywrightTimeout):
+        return f"timed out: {first}"
+    return first

@@ -1,0 +1,136 @@
+"""Shaping what the browser shows: trim an aria snapshot to a budget (interactive elements
+first), excerpt visible text, and hide secret and password values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tools.base import mask_secrets
+
+REF = re.compile(r"\[ref=([A-Za-z0-9]+)\]")
+ROLE = re.compile(r"^\s*- ([a-z]+)")
+INTERACTIVE = {
+    "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
+    "textbox", "treeitem",
+}
+CONTEXT = {"heading", "alert", "dialog", "status", "row", "cell", "columnheader", "rowheader"}
+MAX_LINE = 240
+MAX_OPTIONS = 12
+PASSWORD_MASK = "********"
+
+
+@dataclass
+class _Line:
+    index: int
+    indent: int
+    text: str
+    parent: int | None
+    tier: int
+
+
+def refs_in(snapshot: str) -> list[str]:
+    """The refs a snapshot carries, in order of appearance."""
+    return list(dict.fromkeys(REF.findall(snapshot)))
+
+
+def find_ref(snapshot: str, role: str, name: str = "", exact: bool = False) -> str:
+    """The ref of the first element with this role whose name matches (case-insensitive
+    substring, or whole name when exact); LookupError lists the candidates otherwise."""
+    pattern = re.compile(rf'^\s*- {re.escape(role)}(?![a-z])(?: "((?:[^"\\]|\\.)*)")?')
+    candidates = []
+    for line in snapshot.splitlines():
+        match = pattern.match(line)
+        ref = REF.search(line)
+        if not match or not ref:
+            continue
+        found = (match.group(1) or "").casefold()
+        wanted = name.casefold()
+        if (found == wanted) if exact else (wanted in found):
+            return ref.group(1)
+        candidates.append(line.strip())
+    raise LookupError(f"no {role} named {name!r}; {role}s present: {candidates}")
+
+
+def _tier(text: str, option_rank: int) -> int:
+    role_match = ROLE.match(text)
+    role = role_match.group(1) if role_match else ""
+    if role == "option":
+        return 0 if option_rank < MAX_OPTIONS or "[selected]" in text else 3
+    if role in INTERACTIVE:
+        return 0
+    if role in CONTEXT:
+        return 1
+    return 2
+
+
+def _parse(snapshot: str) -> list[_Line]:
+    lines: list[_Line] = []
+    stack: list[_Line] = []
+    options_seen: dict[int | None, int] = {}
+    for i, raw in enumerate(snapshot.splitlines()):
+        indent = len(raw) - len(raw.lstrip(" "))
+        while stack and stack[-1].indent >= indent:
+            stack.pop()
+        parent = stack[-1].index if stack else None
+        rank = options_seen.get(parent, 0)
+        if ROLE.match(raw) and ROLE.match(raw).group(1) == "option":
+            options_seen[parent] = rank + 1
+        text = raw if len(raw) <= MAX_LINE else raw[: MAX_LINE - 1] + "…"
+        line = _Line(i, indent, text, parent, _tier(raw, rank))
+        lines.append(line)
+        stack.append(line)
+    return lines
+
+
+def trim_snapshot(snapshot: str, budget: int) -> str:
+    """Keep the snapshot within budget chars: interactive lines (with their ancestors) first,
+    then headings, table cells and alerts, then the rest, all shown in document order."""
+    if len(snapshot) <= budget:
+        return snapshot
+    lines = _parse(snapshot)
+    kept: set[int] = set()
+    used = 0
+    note_room = 70
+    for line in sorted(lines, key=lambda ln: (ln.tier, ln.index)):
+        chain = []
+        node: _Line | None = line
+        while node is not None and node.index not in kept:
+            chain.append(node)
+            node = lines[node.parent] if node.parent is not None else None
+        cost = sum(len(n.text) + 1 for n in chain)
+        if used + cost > budget - note_room:
+            continue
+        kept.update(n.index for n in chain)
+        used += cost
+    out = [ln.text for ln in lines if ln.index in kept]
+    omitted = len(lines) - len(kept)
+    if omitted:
+        out.append(f"- note: {omitted} less important lines omitted to fit the budget")
+    return "\n".join(out)
+
+
+def excerpt(text: str, budget: int) -> str:
+    """Visible text with blank runs collapsed, cut to budget chars."""
+    lines = [re.sub(r"[ \t\u00a0]+", " ", ln).strip() for ln in text.splitlines()]
+    joined = "\n".join(ln for ln in lines if ln)
+    return joined if len(joined) <= budget else joined[: budget - 1] + "…"
+
+
+def hide_values(text: str, secrets: dict[str, str], passwords: list[str]) -> str:
+    """Secrets become their placeholders; other password-field values become ********."""
+    text = mask_secrets(text, secrets)
+    for value in sorted(set(passwords), key=len, reverse=True):
+        if not value:
+            continue
+        masked = mask_secrets(value, secrets)
+        if masked != value:
+            continue
+        text = text.replace(f": {value}\n", f": {PASSWORD_MASK}\n")
+        if text.endswith(f": {value}"):
+            text = text[: -len(value)] + PASSWORD_MASK
+        if len(value) >= 4:
+            text = text.replace(value, PASSWORD_MASK)
+    return text
