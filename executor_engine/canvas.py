@@ -1,0 +1,189 @@
+"""The canvas: fixed tokens plus masked slots, and what each slot position may hold.
+
+A slot is `room` consecutive positions; unused room holds the pad token. `allowed(i)` gives the
+tokens slot position i may take given what is already committed, so every completion is valid.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from tokenizers import Tokenizer
+from torch import Tensor
+
+
+class Vocab:
+    """Token texts and boolean token classes [V] shared by all slots, with a cache of masks."""
+
+    def __init__(self, tokenizer: Tokenizer, vocab_size: int, pad_id: int, mask_id: int,
+                 device: torch.device):
+        self.tokenizer, self.pad_id, self.mask_id, self.device = tokenizer, pad_id, mask_id, device
+        n = tokenizer.get_vocab_size(with_added_tokens=True)
+        special = {i for i, t in tokenizer.get_added_tokens_decoder().items() if t.special}
+        decoded = tokenizer.decode_batch([[i] for i in range(n)], skip_special_tokens=False)
+        self.texts: list[str | None] = [
+            None if i in special or not s or "\ufffd" in s else s for i, s in enumerate(decoded)
+        ]
+        self.texts += [None] * (vocab_size - n)
+        self.char_len = torch.tensor([len(s) if s else -1 for s in self.texts], device=device)
+        self.classes = {
+            "text": self.char_len > 0,
+            "D": self._where(lambda s: s.isascii() and s.isdigit()),
+            "-": self._where(lambda s: s == "-"),
+            ".": self._where(lambda s: s == "."),
+            "pad": self.ids_mask([pad_id]),
+        }
+        self._cache: dict[Any, Tensor] = {}
+
+    def _where(self, pred: Any) -> Tensor:
+        return torch.tensor([bool(s) and pred(s) for s in self.texts], device=self.device)
+
+    def ids_mask(self, ids: list[int]) -> Tensor:
+        mask = torch.zeros(len(self.texts), dtype=torch.bool, device=self.device)
+        mask[torch.tensor(ids, dtype=torch.long, device=self.device)] = True
+        return mask
+
+    def cached(self, key: Any, build: Any) -> Tensor:
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer.encode(text, add_special_tokens=False).ids
+
+    def token_class(self, tok: int) -> str | None:
+        for name in ("pad", "D", "-", "."):
+            if self.classes[name][tok]:
+                return name
+        return None
+
+
+class Slot:
+    """`room` masked positions whose committed tokens decode to one value."""
+
+    def __init__(self, vocab: Vocab, room: int):
+        self.vocab, self.room = vocab, room
+        self.tokens: list[int | None] = [None] * room
+
+    def allowed(self, i: int) -> Tensor:  # bool [V]
+        raise NotImplementedError
+
+    def commit(self, i: int, tok: int) -> None:
+        self.tokens[i] = tok
+
+    def content(self) -> list[int]:
+        """Committed tokens without pads (every position committed)."""
+        return [t for t in self.tokens if t != self.vocab.pad_id]
+
+    def text(self) -> str:
+        return "".join(self.vocab.texts[t] for t in self.content())
+
+    def value(self) -> Any:
+        return self.text()
+
+
+class TextSlot(Slot):
+    """Free text (string values, code holes): text tokens, at most `max_chars` characters."""
+
+    def __init__(self, vocab: Vocab, room: int, max_chars: int | None = None):
+        super().__init__(vocab, room)
+        self.max_chars = max_chars
+
+    def allowed(self, i: int) -> Tensor:
+        v = self.vocab
+        if self.max_chars is None:
+            return v.cached("text|pad", lambda: v.classes["text"] | v.classes["pad"])
+        left = self.max_chars - sum(len(v.texts[t]) for t in self.tokens if t not in (None, v.pad_id))
+        return v.cached(("text<=", left),
+                        lambda: (v.classes["text"] & (v.char_len <= left)) | v.classes["pad"])
+
+
+# Number syntax -?D+(.D+)? as a DFA over token classes; pads leave the state unchanged.
+_NUMBER_DFA = {(0, "D"): 2, (0, "-"): 1, (1, "D"): 2, (2, "D"): 2, (2, "."): 3, (3, "D"): 4,
+               (4, "D"): 4}
+_ACCEPT = {2, 4}
+
+
+class NumberSlot(Slot):
+    """An integer or a decimal number: digit tokens, one leading minus, one dot for numbers."""
+
+    def __init__(self, vocab: Vocab, room: int, integer: bool, signed: bool):
+        super().__init__(vocab, room)
+        self.integer = integer
+        self.symbols = ("D",) + ("-",) * signed + (() if integer else (".",)) + ("pad",)
+
+    def _step(self, states: set[int], sym: str) -> set[int]:
+        if sym == "pad":
+            return set(states)
+        return {_NUMBER_DFA[(s, sym)] for s in states if (s, sym) in _NUMBER_DFA}
+
+    def _options(self, i: int) -> tuple[str, ...]:
+        t = self.tokens[i]
+        return self.symbols if t is None else (self.vocab.token_class(t),)
+
+    def allowed(self, i: int) -> Tensor:
+        reach = [{0}]  # states reachable before position j
+        for j in range(i):
+            reach.append(set().union(*(self._step(reach[-1], s) for s in self._options(j))))
+        live = set(_ACCEPT)  # states from which positions i+1.. can still end accepted
+        for j in range(self.room - 1, i, -1):
+            live = {s for s in range(5) for o in self._options(j) if self._step({s}, o) & live}
+        ok = frozenset(o for o in self.symbols if self._step(reach[i], o) & live)
+        v = self.vocab
+        return v.cached(("num", ok), lambda: torch.stack([v.classes[o] for o in ok]).any(0))
+
+    def value(self) -> int | float:
+        text = self.text()
+        return int(text) if self.integer else (float(text) if "." in text else int(text))
+
+
+class ChoiceSlot(Slot):
+    """Exactly one of given values, each written as its token sequence padded to the room."""
+
+    def __init__(self, vocab: Vocab, values: list[Any], texts: list[str]):
+        seqs = [vocab.encode(t) for t in texts]
+        room = max(len(s) for s in seqs)
+        super().__init__(vocab, room)
+        self.values = values
+        self.seqs = [s + [vocab.pad_id] * (room - len(s)) for s in seqs]
+
+    def _feasible(self) -> list[list[int]]:
+        return [s for s in self.seqs
+                if all(t is None or t == s[j] for j, t in enumerate(self.tokens))]
+
+    def allowed(self, i: int) -> Tensor:
+        ids = sorted({s[i] for s in self._feasible()})
+        return self.vocab.cached(("ids", tuple(ids)), lambda: self.vocab.ids_mask(ids))
+
+    def value(self) -> Any:
+        return self.values[self.seqs.index(list(self.tokens))]
+
+
+class Canvas:
+    """Canvas token ids (mask id at open slot positions) and the slot owning each position."""
+
+    def __init__(self, vocab: Vocab):
+        self.vocab = vocab
+        self.ids: list[int] = []
+        self.owner: dict[int, tuple[Slot, int]] = {}  # canvas position -> (slot, index in slot)
+
+    def add_text(self, text: str) -> None:
+        self.ids += self.vocab.encode(text)
+
+    def add_slot(self, slot: Slot) -> Slot:
+        for i in range(slot.room):
+            self.owner[len(self.ids)] = (slot, i)
+            self.ids.append(self.vocab.mask_id)
+        return slot
+
+    def masked(self) -> list[int]:
+        return [p for p, (slot, i) in self.owner.items() if slot.tokens[i] is None]
+
+    def allowed(self, positions: list[int]) -> Tensor:  # bool [len(positions), V]
+        return torch.stack([self.owner[p][0].allowed(self.owner[p][1]) for p in positions])
+
+    def commit(self, pos: int, tok: int) -> None:
+        slot, i = self.owner[pos]
+        slot.commit(i, tok)
+        self.ids[pos] = tok

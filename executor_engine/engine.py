@@ -1,0 +1,249 @@
+"""The engine: loads a checkpoint, batches fill requests per denoising step, caches contexts.
+
+A request's sequence is [context][instruction][canvas]. Each step runs one forward over every
+unfinished request (padded, masked); requests leave as they finish and queued ones join.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from tokenizers import Tokenizer
+from torch import Tensor
+
+from executor_engine.canvas import Vocab
+from executor_engine.checkpoint import load_model, load_tokenizer, read_config
+from executor_engine.model import KV, DiffusionLM
+from executor_engine.sampler import Progress, Remasking, Sampler, ThresholdSampler, generate
+from executor_engine.template import Compiled, compile_schema, compile_template
+
+DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16,
+          "bfloat16": torch.bfloat16}
+
+
+@dataclass
+class FillInput:
+    """What to fill: a schema or a code template, given context and instruction text."""
+
+    instruction: str
+    context: str = ""
+    schema: dict[str, Any] | None = None
+    template: str | None = None
+    allowed: dict[str, list[Any]] = field(default_factory=dict)  # JSON pointer -> values
+
+
+@dataclass
+class FillOutput:
+    value: Any = None
+    nfe: int = 0  # forwards this request took part in
+    tokens: int = 0  # slot tokens committed
+    tokens_per_forward: float = 0.0
+    ms: float = 0.0  # from the fill call until this request finished
+    error: str | None = None
+
+
+@dataclass(eq=False)
+class _Job:
+    index: int
+    context: str
+    compiled: Compiled
+    progress: Progress
+    context_ids: list[int]
+    instruction_ids: list[int]
+    prefix: list[KV] | None = None  # cached K/V of the prompt (less `shift` last tokens)
+    refreshed_block: int | None = None  # block at which an approximate prefix was computed
+
+    @property
+    def prompt(self) -> list[int]:
+        return self.context_ids + self.instruction_ids
+
+
+def pick_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+class Engine:
+    def __init__(self, model: DiffusionLM, tokenizer: Tokenizer, max_batch: int = 32,
+                 context_cache_size: int = 8):
+        self.model, self.tokenizer, self.cfg = model, tokenizer, model.cfg
+        self.device = model.embed.weight.device
+        self.vocab = Vocab(tokenizer, self.cfg.vocab_size, self.cfg.pad_token_id,
+                           self.cfg.mask_token_id, self.device)
+        self.max_batch, self.context_cache_size = max_batch, context_cache_size
+        self._contexts: OrderedDict[str, tuple[list[int], list[KV] | None]] = OrderedDict()
+
+    @classmethod
+    def load(cls, path: str | Path, device: str = "auto", dtype: str | torch.dtype | None = None,
+             **kwargs: Any) -> Engine:
+        """Engine over a checkpoint directory; dtype None = bf16 on CUDA, fp32 on CPU."""
+        directory, dev = Path(path), pick_device(device)
+        if dtype is None:
+            dtype = torch.bfloat16 if dev.type == "cuda" else torch.float32
+        dtype = DTYPES[dtype] if isinstance(dtype, str) else dtype
+        tokenizer = load_tokenizer(directory, read_config(directory))
+        return cls(load_model(directory, dev, dtype), tokenizer, **kwargs)
+
+    # -- plain generation -------------------------------------------------------------------
+
+    @torch.no_grad()
+    def generate(self, prompt_ids: Tensor, attention_mask: Tensor | None = None, steps: int = 128,
+                 gen_length: int = 128, block_length: int = 128, temperature: float = 0.0,
+                 remasking: Remasking = "low_confidence") -> Tensor:
+        """LLaDA-reference generation, no cache: [B, L] prompt -> [B, L + gen_length] tokens."""
+        return generate(self._logits, prompt_ids.to(self.device), self.cfg.mask_token_id,
+                        None if attention_mask is None else attention_mask.to(self.device),
+                        steps, gen_length, block_length, temperature, remasking)
+
+    def _logits(self, x: Tensor, attention_mask: Tensor | None) -> Tensor:
+        mask = None
+        if attention_mask is not None:
+            mask = attention_mask.bool()[:, None, :].expand(-1, x.shape[1], -1)
+        logits = self.model(x, mask=mask)[0]
+        if self.cfg.shift:
+            logits = torch.cat([logits[:, :1], logits[:, :-1]], dim=1)
+        return logits
+
+    # -- fills ------------------------------------------------------------------------------
+
+    @torch.no_grad()
+    def fill(self, requests: list[FillInput], sampler: Sampler | None = None,
+             use_cache: bool = True) -> list[FillOutput]:
+        """Fill every request; per-request problems come back as FillOutput.error."""
+        sampler = sampler or ThresholdSampler()
+        t0 = time.perf_counter()
+        outputs = [FillOutput() for _ in requests]
+        queue: deque[_Job] = deque()
+        for i, req in enumerate(requests):
+            try:
+                queue.append(self._job(i, req, sampler))
+            except Exception as e:  # a schema or template we cannot compile
+                outputs[i].error = f"{type(e).__name__}: {e}"
+        active: list[_Job] = []
+        while queue or active:
+            while queue and len(active) < self.max_batch:
+                job = queue.popleft()
+                if use_cache and self.cfg.segment_causal:
+                    job.prefix = self._exact_prefix(job)
+                active.append(job)
+            stepping = [j for j in active if not j.progress.done]
+            if stepping:
+                self._step(stepping, sampler, use_cache)
+            for job in [j for j in active if j.progress.done]:
+                outputs[job.index] = self._output(job, t0)
+                active.remove(job)
+        return outputs
+
+    def _job(self, index: int, req: FillInput, sampler: Sampler) -> _Job:
+        if (req.schema is None) == (req.template is None):
+            raise ValueError("a fill request carries either a schema or a template")
+        if req.schema is not None:
+            compiled = compile_schema(self.vocab, req.schema, req.allowed)
+        else:
+            compiled = compile_template(self.vocab, req.template or "", req.allowed)
+        context_ids, _ = self._context(req.context, exact_kv=False)
+        return _Job(index, req.context, compiled, sampler.start(compiled.canvas), context_ids,
+                    self.vocab.encode(req.instruction + "\n"))
+
+    def _output(self, job: _Job, t0: float) -> FillOutput:
+        p = job.progress
+        out = FillOutput(nfe=p.nfe, tokens=p.tokens, tokens_per_forward=p.tokens / max(p.nfe, 1),
+                         ms=(time.perf_counter() - t0) * 1000)
+        try:
+            out.value = job.compiled.decode()
+        except Exception as e:  # should not happen: slots only hold allowed tokens
+            out.error = f"decode failed: {type(e).__name__}: {e}"
+        return out
+
+    def _context(self, text: str, exact_kv: bool) -> tuple[list[int], list[KV] | None]:
+        """Token ids of a context (with BOS) and, for exact layouts, its K/V; cached by text."""
+        hit = self._contexts.get(text)
+        if hit is None or (exact_kv and hit[1] is None and hit[0]):
+            ids = [self.cfg.bos_token_id] if self.cfg.bos_token_id is not None else []
+            ids += self.vocab.encode(text + "\n") if text else []
+            kv = None
+            if exact_kv and ids:
+                kv = self.model(torch.tensor([ids], device=self.device))[1]
+            hit = (ids, kv)
+        self._contexts[text] = hit
+        self._contexts.move_to_end(text)
+        while len(self._contexts) > self.context_cache_size:
+            self._contexts.popitem(last=False)
+        return hit
+
+    def _exact_prefix(self, job: _Job) -> list[KV]:
+        """agentpair layout: context K/V (shared) then the instruction's, attending to it."""
+        ids, ctx_kv = self._context(job.context, exact_kv=True)
+        x = torch.tensor([job.instruction_ids], device=self.device)
+        pos = torch.arange(len(ids), len(ids) + x.shape[1], device=self.device)[None]
+        kv = self.model(x, pos, prefix=ctx_kv)[1]
+        if ctx_kv is None:
+            return kv
+        return [(torch.cat([ck, k], 2), torch.cat([cv, v], 2)) for (ck, cv), (k, v) in zip(ctx_kv, kv)]
+
+    # -- one denoising step -----------------------------------------------------------------
+
+    def _step(self, jobs: list[_Job], sampler: Sampler, use_cache: bool) -> None:
+        if not use_cache:
+            full, part = jobs, []
+        elif self.cfg.segment_causal:
+            full, part = [], jobs
+        else:  # approximate prefix cache: refresh when a request enters a new block
+            full = [j for j in jobs if j.refreshed_block != j.progress.block]
+            part = [j for j in jobs if j.refreshed_block == j.progress.block]
+        for group, forward in ((full, self._forward_full), (part, self._forward_canvas)):
+            if group:
+                logits = forward(group, use_cache)  # [B, Cmax, V]
+                for b, job in enumerate(group):
+                    sampler.step(job.progress, logits[b, : len(job.compiled.canvas.ids)])
+
+    def _forward_full(self, jobs: list[_Job], store_prefix: bool) -> Tensor:
+        """Prompt + canvas for each job, right-padded; logits at canvas positions."""
+        seqs = [j.prompt + j.compiled.canvas.ids for j in jobs]
+        T, C, s = max(map(len, seqs)), max(len(j.compiled.canvas.ids) for j in jobs), self.cfg.shift
+        ids = torch.tensor([q + [0] * (T - len(q)) for q in seqs], device=self.device)  # [B, T]
+        ar = torch.arange(T, device=self.device)
+        lengths = torch.tensor([len(q) for q in seqs], device=self.device)
+        mask = (ar[None, :] < lengths[:, None])[:, None, :].expand(-1, T, -1)  # [B, T, T]
+        if self.cfg.segment_causal:
+            seg = torch.tensor([[0] * len(j.context_ids) + [1] * len(j.instruction_ids)
+                                + [2] * (T - len(j.prompt)) for j in jobs], device=self.device)
+            mask = mask & (seg[:, None, :] <= seg[:, :, None])
+        starts = torch.tensor([len(j.prompt) - s for j in jobs], device=self.device)
+        at = (starts[:, None] + torch.arange(C, device=self.device)).clamp(max=T - 1)  # [B, C]
+        logits, kvs = self.model(ids, ar.expand(len(jobs), -1), mask, logits_at=at)
+        if store_prefix and not self.cfg.segment_causal:
+            for b, job in enumerate(jobs):
+                n = len(job.prompt) - s
+                job.prefix = [(k[b : b + 1, :, :n], v[b : b + 1, :, :n]) for k, v in kvs]
+                job.refreshed_block = job.progress.block
+        return logits
+
+    def _forward_canvas(self, jobs: list[_Job], _: bool = True) -> Tensor:
+        """Canvas only (plus `shift` prompt tokens), attending to each job's cached prefix."""
+        s = self.cfg.shift
+        P = max(j.prefix[0][0].shape[2] for j in jobs)
+        seqs = [j.prompt[len(j.prompt) - s :] + j.compiled.canvas.ids for j in jobs]
+        T = max(map(len, seqs))
+        ids = torch.tensor([q + [0] * (T - len(q)) for q in seqs], device=self.device)  # [B, T]
+        n_prefix = torch.tensor([j.prefix[0][0].shape[2] for j in jobs], device=self.device)
+        positions = n_prefix[:, None] + torch.arange(T, device=self.device)  # [B, T]
+        lengths = torch.tensor([len(q) for q in seqs], device=self.device)
+        ar_p, ar_t = torch.arange(P, device=self.device), torch.arange(T, device=self.device)
+        valid = torch.cat([ar_p[None] < n_prefix[:, None], ar_t[None] < lengths[:, None]], 1)
+        mask = valid[:, None, :].expand(-1, T, -1)  # [B, T, P + T]
+        prefix = [self._stack([j.prefix[i] for j in jobs], P) for i in range(self.cfg.n_layers)]
+        return self.model(ids, positions, mask, prefix)[0]
+
+    @staticmethod
+    def _stack(kvs: list[KV], length: int) -> KV:
+        """Per-job K/V [1, H, n, hd] right-padded to `length` and stacked: [B, H, length, hd]."""
+        pad = lambda t: F.pad(t, (0, 0, 0, length - t.shape[2]))  # noqa: E731
+        return torch.cat([pad(k) for k, _ in kvs]), torch.cat([pad(v) for _, v in kvs])

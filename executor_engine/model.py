@@ -1,0 +1,171 @@
+"""The bidirectional transformer behind every layout: RMSNorm, RoPE, SwiGLU, grouped-query attention.
+
+One module tree serves LLaDA, Dream and agentpair checkpoints; `checkpoint.py` maps their
+tensor names onto it. Forward passes can take cached prefix keys/values and return their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+KV = tuple[Tensor, Tensor]  # (k, v), each [B, n_kv_heads, S, head_dim]
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    layout: str  # "llada" | "dream" | "agentpair"
+    d_model: int
+    n_layers: int
+    n_heads: int
+    n_kv_heads: int
+    mlp_hidden: int
+    vocab_size: int
+    mask_token_id: int
+    pad_token_id: int  # fills unused room inside a slot
+    rope_theta: float = 10000.0
+    norm_eps: float = 1e-5
+    qkv_bias: bool = False
+    tie_embeddings: bool = False
+    bos_token_id: int | None = None
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.n_heads
+
+    @property
+    def shift(self) -> int:
+        """1 when the logit at i-1 predicts token i (Dream), 0 when position i predicts i."""
+        return 1 if self.layout == "dream" else 0
+
+    @property
+    def segment_causal(self) -> bool:
+        """agentpair: a segment (context < instruction < canvas) never attends to later ones."""
+        return self.layout == "agentpair"
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim: int, eps: float):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x: Tensor) -> Tensor:
+        xf = x.float()
+        xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)
+        return xf.to(x.dtype) * self.weight
+
+
+def rope(x: Tensor, positions: Tensor, theta: float) -> Tensor:
+    """Rotate halves of x [B, H, T, hd] by angles positions [B, T] * inv_freq (LLaMA style)."""
+    hd = x.shape[-1]
+    inv_freq = 1.0 / theta ** (torch.arange(0, hd, 2, device=x.device, dtype=torch.float32) / hd)
+    angles = positions.float()[:, None, :, None] * inv_freq  # [B, 1, T, hd/2]
+    cos, sin = angles.cos(), angles.sin()
+    x1, x2 = x.float().chunk(2, dim=-1)
+    out = torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
+    return out.to(x.dtype)
+
+
+class Attention(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.cfg = cfg
+        hd = cfg.head_dim
+        self.q = nn.Linear(cfg.d_model, cfg.n_heads * hd, bias=cfg.qkv_bias)
+        self.k = nn.Linear(cfg.d_model, cfg.n_kv_heads * hd, bias=cfg.qkv_bias)
+        self.v = nn.Linear(cfg.d_model, cfg.n_kv_heads * hd, bias=cfg.qkv_bias)
+        self.o = nn.Linear(cfg.n_heads * hd, cfg.d_model, bias=False)
+
+    def forward(
+        self, x: Tensor, positions: Tensor, mask: Tensor | None, prefix: KV | None
+    ) -> tuple[Tensor, KV]:
+        B, T, _ = x.shape
+        hd, cfg = self.cfg.head_dim, self.cfg
+        q = self.q(x).view(B, T, cfg.n_heads, hd).transpose(1, 2)  # [B, H, T, hd]
+        k = self.k(x).view(B, T, cfg.n_kv_heads, hd).transpose(1, 2)  # [B, Hkv, T, hd]
+        v = self.v(x).view(B, T, cfg.n_kv_heads, hd).transpose(1, 2)
+        q, k = rope(q, positions, cfg.rope_theta), rope(k, positions, cfg.rope_theta)
+        kv = (k, v)
+        if prefix is not None:
+            k, v = torch.cat([prefix[0], k], dim=2), torch.cat([prefix[1], v], dim=2)
+        attn_mask = None if mask is None else mask[:, None]  # [B, 1, T, S]
+        y = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=attn_mask, enable_gqa=cfg.n_kv_heads != cfg.n_heads
+        )
+        return self.o(y.transpose(1, 2).reshape(B, T, -1)), kv
+
+
+class MLP(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.gate = nn.Linear(cfg.d_model, cfg.mlp_hidden, bias=False)
+        self.up = nn.Linear(cfg.d_model, cfg.mlp_hidden, bias=False)
+        self.down = nn.Linear(cfg.mlp_hidden, cfg.d_model, bias=False)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.down(F.silu(self.gate(x)) * self.up(x))
+
+
+class Block(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.attn_norm = RMSNorm(cfg.d_model, cfg.norm_eps)
+        self.attn = Attention(cfg)
+        self.mlp_norm = RMSNorm(cfg.d_model, cfg.norm_eps)
+        self.mlp = MLP(cfg)
+
+    def forward(
+        self, x: Tensor, positions: Tensor, mask: Tensor | None, prefix: KV | None
+    ) -> tuple[Tensor, KV]:
+        h, kv = self.attn(self.attn_norm(x), positions, mask, prefix)
+        x = x + h
+        return x + self.mlp(self.mlp_norm(x)), kv
+
+
+class DiffusionLM(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.embed = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        self.norm = RMSNorm(cfg.d_model, cfg.norm_eps)
+        self.lm_head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
+        if cfg.tie_embeddings:
+            self.lm_head.weight = self.embed.weight
+
+    def forward(
+        self,
+        ids: Tensor,  # [B, T]
+        positions: Tensor | None = None,  # [B, T]; default 0..T-1
+        mask: Tensor | None = None,  # bool [B, T, P+T], True = may attend; None = all
+        prefix: list[KV] | None = None,  # per layer, P cached positions
+        logits_at: Tensor | None = None,  # [B, K] positions to compute logits for; None = all
+    ) -> tuple[Tensor, list[KV]]:
+        """Logits [B, K or T, V] and this call's keys/values per layer."""
+        if positions is None:
+            positions = torch.arange(ids.shape[1], device=ids.device).expand_as(ids)
+        x = self.embed(ids)
+        kvs = []
+        for i, block in enumerate(self.blocks):
+            x, kv = block(x, positions, mask, None if prefix is None else prefix[i])
+            kvs.append(kv)
+        if logits_at is not None:
+            x = x.gather(1, logits_at[:, :, None].expand(-1, -1, x.shape[-1]))  # [B, K, d]
+        return self.lm_head(self.norm(x)), kvs
+
+    def init_weights(self, seed: int, std: float = 0.02) -> None:
+        """Random weights (tests, benchmarks): normal(0, std) matrices, unit norms, zero biases."""
+        device = self.embed.weight.device
+        gen = torch.Generator(device=device).manual_seed(seed)
+        with torch.no_grad():
+            for name, p in self.named_parameters():
+                if name.endswith("norm.weight"):
+                    p.fill_(1.0)
+                elif name.endswith(".bias"):
+                    p.zero_()
+                else:
+                    p.normal_(0.0, std, generator=gen)

@@ -1,0 +1,187 @@
+"""Samplers: which masked positions to commit after each forward, and to what.
+
+`generate` is plain generation with LLaDA's reference semantics. For canvases, ReferenceSampler
+(fixed tokens per step, LLaDA's split) and ThresholdSampler (Fast-dLLM's confidence threshold)
+decode block by block, masking disallowed tokens of each slot before choosing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from executor_engine.canvas import Canvas
+
+Remasking = Literal["low_confidence", "random"]
+
+
+def num_transfer_tokens(masked: int, steps: int) -> list[int]:
+    """Tokens to commit at each of `steps` steps: masked // steps each, the remainder first."""
+    base, rem = divmod(masked, steps)
+    return [base + (i < rem) for i in range(steps)]
+
+
+def gumbel_noise(logits: Tensor, temperature: float, generator: torch.Generator | None) -> Tensor:
+    """Gumbel-max sampling in float64: argmax(exp(l) / (-log u)^T) samples softmax(l / T)."""
+    if temperature == 0:
+        return logits
+    logits = logits.to(torch.float64)
+    u = torch.rand(logits.shape, dtype=torch.float64, device=logits.device, generator=generator)
+    return logits.exp() / (-torch.log(u)) ** temperature
+
+
+@torch.no_grad()
+def generate(
+    logits_fn: Callable[[Tensor, Tensor | None], Tensor],  # (x [B, T], attn mask) -> [B, T, V]
+    prompt: Tensor,  # [B, L]
+    mask_id: int,
+    attention_mask: Tensor | None = None,  # [B, L], 0 = padding
+    steps: int = 128,
+    gen_length: int = 128,
+    block_length: int = 128,
+    temperature: float = 0.0,
+    remasking: Remasking = "low_confidence",
+) -> Tensor:
+    """Plain generation with LLaDA's reference semantics; returns [B, L + gen_length]."""
+    B, L = prompt.shape
+    x = torch.full((B, L + gen_length), mask_id, dtype=torch.long, device=prompt.device)
+    x[:, :L] = prompt
+    if attention_mask is not None:
+        attention_mask = F.pad(attention_mask, (0, gen_length), value=1)
+    if gen_length % block_length or steps % (gen_length // block_length):
+        raise ValueError("gen_length must divide into blocks and steps into the blocks")
+    n_blocks = gen_length // block_length
+    steps //= n_blocks
+    for b in range(n_blocks):
+        lo, hi = L + b * block_length, L + (b + 1) * block_length
+        counts = [num_transfer_tokens(int(m), steps) for m in (x[:, lo:hi] == mask_id).sum(1)]
+        for s in range(steps):
+            masked = x == mask_id  # [B, T]
+            logits = logits_fn(x, attention_mask)  # [B, T, V]
+            x0 = gumbel_noise(logits, temperature, None).argmax(-1)  # [B, T]
+            x0 = torch.where(masked, x0, x)
+            if remasking == "low_confidence":
+                conf = F.softmax(logits, dim=-1).gather(-1, x0[..., None]).squeeze(-1)
+            else:
+                conf = torch.rand(x0.shape, device=x0.device)
+            conf[:, hi:] = -torch.inf
+            conf = torch.where(masked, conf, -torch.inf)
+            for j in range(B):
+                idx = torch.topk(conf[j], k=counts[j][s]).indices
+                x[j, idx] = x0[j, idx]
+    return x
+
+
+@dataclass
+class Progress:
+    """One canvas's decoding state: its current block and what it has cost so far."""
+
+    canvas: Canvas
+    block: int = -1
+    schedule: list[int] = field(default_factory=list)  # reference: tokens per remaining step
+    generator: torch.Generator | None = None
+    done: bool = False
+    nfe: int = 0
+    tokens: int = 0
+
+
+@dataclass(frozen=True)
+class _BlockSampler:
+    block_length: int = 32
+    temperature: float = 0.0
+    seed: int = 0
+
+    def start(self, canvas: Canvas) -> Progress:
+        p = Progress(canvas)
+        self._advance(p)
+        return p
+
+    def _block_masked(self, p: Progress) -> list[int]:
+        lo = p.block * self.block_length
+        return [q for q in p.canvas.masked() if lo <= q < lo + self.block_length]
+
+    def _advance(self, p: Progress) -> None:
+        """Move to the next block with masked positions, or finish."""
+        while p.block < 0 or (not p.done and not self._block_masked(p)):
+            p.block += 1
+            if p.block * self.block_length >= max(len(p.canvas.ids), 1):
+                p.done = True
+                return
+            self._enter(p, len(self._block_masked(p)))
+
+    def _enter(self, p: Progress, masked: int) -> None:
+        pass
+
+    def step(self, p: Progress, logits: Tensor) -> int:
+        """Commit tokens of the current block from canvas logits [C, V]; returns how many."""
+        positions = self._block_masked(p)
+        allowed = p.canvas.allowed(positions)  # [n, V]
+        rows = logits[positions].float().masked_fill(~allowed, -torch.inf)  # [n, V]
+        if self.temperature > 0 and p.generator is None:
+            p.generator = torch.Generator(device=logits.device).manual_seed(self.seed)
+        noisy = gumbel_noise(rows, self.temperature, p.generator)
+        noisy = noisy.masked_fill(~allowed, -torch.inf)
+        x0 = noisy.argmax(-1)  # [n]
+        conf = F.softmax(rows, dim=-1).gather(-1, x0[:, None]).squeeze(-1)  # [n]
+        chosen = self._select(p, conf)
+        touched: set[int] = set()
+        for i in chosen:
+            slot, j = p.canvas.owner[positions[i]]
+            tok = int(x0[i])
+            if id(slot) in touched:  # an earlier commit this step may have narrowed the slot
+                ok = slot.allowed(j)
+                if not ok[tok]:
+                    tok = int(noisy[i].masked_fill(~ok, -torch.inf).argmax())
+            p.canvas.commit(positions[i], tok)
+            touched.add(id(slot))
+        p.nfe += 1
+        p.tokens += len(chosen)
+        self._advance(p)
+        return len(chosen)
+
+    def _select(self, p: Progress, conf: Tensor) -> list[int]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class ReferenceSampler(_BlockSampler):
+    """LLaDA's low-confidence (or random) remasking: a fixed number of tokens per step.
+
+    Each block's masked positions are split over `steps_per_block` steps (None: one token per
+    step) as LLaDA splits them; steps that would commit nothing are skipped.
+    """
+
+    steps_per_block: int | None = None
+    remasking: Remasking = "low_confidence"
+
+    def _enter(self, p: Progress, masked: int) -> None:
+        counts = num_transfer_tokens(masked, self.steps_per_block or max(masked, 1))
+        p.schedule = [c for c in counts if c > 0]
+
+    def _select(self, p: Progress, conf: Tensor) -> list[int]:
+        if self.remasking == "random":
+            if p.generator is None:
+                p.generator = torch.Generator(device=conf.device).manual_seed(self.seed)
+            conf = torch.rand(conf.shape, device=conf.device, generator=p.generator)
+        return torch.topk(conf, k=p.schedule.pop(0)).indices.tolist()
+
+
+@dataclass(frozen=True)
+class ThresholdSampler(_BlockSampler):
+    """Fast-dLLM parallel decoding: commit every position whose confidence exceeds the
+    threshold, and always at least the most confident one."""
+
+    threshold: float = 0.9
+
+    def _select(self, p: Progress, conf: Tensor) -> list[int]:
+        order = torch.argsort(conf, descending=True)
+        n = max(1, int((conf > self.threshold).sum()))
+        return order[:n].tolist()
+
+
+Sampler = ReferenceSampler | ThresholdSampler

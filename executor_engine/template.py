@@ -1,0 +1,206 @@
+"""Compile a JSON schema or a code template with holes into a canvas, and decode it back.
+
+Fixed text (keys, braces, code around holes) becomes fixed tokens; values become slots. The
+decoded value is built by us from slot contents, so it is valid by construction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from executor_engine.canvas import Canvas, ChoiceSlot, NumberSlot, Slot, TextSlot, Vocab
+
+HOLE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)(?::(\d+))?\}\}")
+HOLE_ROOM = 16  # tokens of a hole written without a size
+STRING_ROOM = 16  # tokens of a string without maxLength (and at most, with one)
+MAX_STRING_ROOM = 48
+ARRAY_ROOM = 3  # items of an array without maxItems
+NUMBER_ROOM = 6
+CHOICE_RANGE = 256  # integers with minimum and maximum this close become a choice
+ANNOTATIONS = {"title", "description", "default", "examples", "format", "$schema", "$id",
+               "$defs", "definitions", "additionalProperties", "$comment", "readOnly"}
+KEYWORDS = {
+    "object": {"type", "properties", "required"},
+    "array": {"type", "items", "maxItems", "minItems"},
+    "string": {"type", "maxLength", "minLength"},
+    "integer": {"type", "minimum", "maximum"},
+    "number": {"type"},
+    "boolean": {"type"},
+    "null": {"type"},
+}
+
+Decoder = Callable[[], Any]
+
+
+class TemplateError(ValueError):
+    """A schema or template the engine cannot turn into a canvas; names the place."""
+
+
+@dataclass
+class Compiled:
+    canvas: Canvas
+    decode: Decoder  # call once every slot is committed
+
+
+def compile_template(vocab: Vocab, template: str, allowed: dict[str, list[Any]]) -> Compiled:
+    """Code with holes `{{name:24}}` (at most 24 tokens) or `{{name}}` (HOLE_ROOM tokens)."""
+    canvas, pieces, seen, at = Canvas(vocab), [], set(), 0
+    for m in HOLE.finditer(template):
+        name, size = m.group(1), m.group(2)
+        if name in seen:
+            raise TemplateError(f"hole {name!r} appears twice in the template")
+        seen.add(name)
+        canvas.add_text(template[at:m.start()])
+        pieces.append(template[at:m.start()])
+        if "/" + name in allowed:
+            slot: Slot = _choice(vocab, allowed["/" + name], [str(v) for v in allowed["/" + name]],
+                                 "/" + name)
+        else:
+            slot = TextSlot(vocab, int(size) if size else HOLE_ROOM)
+        pieces.append(canvas.add_slot(slot))
+        at = m.end()
+    canvas.add_text(template[at:])
+    pieces.append(template[at:])
+    unknown = set(allowed) - {"/" + n for n in seen}
+    if unknown:
+        raise TemplateError(f"allowed names unknown holes: {sorted(unknown)}")
+    return Compiled(canvas, lambda: "".join(p if isinstance(p, str) else p.value() for p in pieces))
+
+
+def compile_schema(vocab: Vocab, schema: dict[str, Any], allowed: dict[str, list[Any]]) -> Compiled:
+    """A JSON schema (objects, arrays, strings, numbers, booleans, enums) as a canvas."""
+    c = _SchemaCompiler(vocab, schema, allowed)
+    decode = c.node(schema, "")
+    unknown = set(allowed) - c.used
+    if unknown:
+        raise TemplateError(f"allowed pointers match no value in the schema: {sorted(unknown)}")
+    return Compiled(c.canvas, decode)
+
+
+def _choice(vocab: Vocab, values: list[Any], texts: list[str], where: str) -> ChoiceSlot:
+    if not values:
+        raise TemplateError(f"{where}: no allowed values")
+    unique = dict(zip(texts, values))  # text -> value, duplicates dropped
+    return ChoiceSlot(vocab, list(unique.values()), list(unique))
+
+
+class _SchemaCompiler:
+    def __init__(self, vocab: Vocab, root: dict[str, Any], allowed: dict[str, list[Any]]):
+        self.vocab, self.root, self.allowed = vocab, root, allowed
+        self.canvas = Canvas(vocab)
+        self.used: set[str] = set()
+
+    def resolve(self, schema: dict[str, Any], where: str) -> dict[str, Any]:
+        """Follow local $ref; take the first non-null branch of anyOf or of a type list."""
+        for _ in range(32):
+            if "$ref" in schema:
+                ref = schema["$ref"]
+                if not ref.startswith("#/"):
+                    raise TemplateError(f"{where or '/'}: only local $ref is supported ({ref})")
+                target: Any = self.root
+                for part in ref[2:].split("/"):
+                    target = target[part.replace("~1", "/").replace("~0", "~")]
+                schema = {**{k: v for k, v in schema.items() if k != "$ref"}, **target}
+            elif "anyOf" in schema:
+                branches = [b for b in schema["anyOf"] if b.get("type") != "null"] or schema["anyOf"]
+                schema = {**{k: v for k, v in schema.items() if k != "anyOf"}, **branches[0]}
+            elif isinstance(schema.get("type"), list):
+                types = [t for t in schema["type"] if t != "null"] or ["null"]
+                schema = {**schema, "type": types[0]}
+            else:
+                return schema
+        raise TemplateError(f"{where or '/'}: $ref nesting too deep")
+
+    def node(self, schema: dict[str, Any], where: str) -> Decoder:
+        schema = self.resolve(schema, where)
+        if where in self.allowed:
+            self.used.add(where)
+            return self.choice(schema, self.allowed[where], where)
+        if "const" in schema:
+            return self.choice(schema, [schema["const"]], where)
+        if "enum" in schema:
+            return self.choice(schema, schema["enum"], where)
+        kind = schema.get("type")
+        if kind not in KEYWORDS:
+            raise TemplateError(f"{where or '/'}: unsupported or missing type {kind!r}")
+        extra = set(schema) - KEYWORDS[kind] - ANNOTATIONS
+        if extra:
+            raise TemplateError(f"{where or '/'}: unsupported keywords {sorted(extra)} for {kind}")
+        return getattr(self, "node_" + kind)(schema, where)
+
+    def choice(self, schema: dict[str, Any], values: list[Any], where: str) -> Decoder:
+        check = Draft202012Validator(schema)
+        bad = [v for v in values if not check.is_valid(v)]
+        if bad:
+            raise TemplateError(f"{where or '/'}: allowed values {bad!r} do not fit the schema")
+        texts = [json.dumps(v, ensure_ascii=False) for v in values]
+        return self.canvas.add_slot(_choice(self.vocab, values, texts, where or "/")).value
+
+    def node_object(self, schema: dict[str, Any], where: str) -> Decoder:
+        props = schema.get("properties", {})
+        missing = set(schema.get("required", [])) - set(props)
+        if missing:
+            raise TemplateError(f"{where or '/'}: required {sorted(missing)} not in properties")
+        self.canvas.add_text("{")
+        fields = []
+        for n, (key, sub) in enumerate(props.items()):
+            self.canvas.add_text((", " if n else "") + json.dumps(key, ensure_ascii=False) + ": ")
+            pointer = where + "/" + key.replace("~", "~0").replace("/", "~1")
+            fields.append((key, self.node(sub, pointer)))
+        self.canvas.add_text("}")
+        return lambda: {key: decode() for key, decode in fields}
+
+    def node_array(self, schema: dict[str, Any], where: str) -> Decoder:
+        lo, hi = schema.get("minItems", 0), schema.get("maxItems", max(ARRAY_ROOM, schema.get("minItems", 0)))
+        if lo > hi:
+            raise TemplateError(f"{where or '/'}: minItems > maxItems")
+        self.canvas.add_text("[")
+        items = []
+        for i in range(hi):
+            present = None
+            if i >= lo:  # "+" marks a present item; pad alone means absent
+                present = self.canvas.add_slot(ChoiceSlot(self.vocab, [True, False], ["+", ""]))
+            items.append((present, self.node(schema.get("items", {"type": "string"}), f"{where}/{i}")))
+            self.canvas.add_text(", " if i < hi - 1 else "")
+        self.canvas.add_text("]")
+        return lambda: [decode() for present, decode in items if present is None or present.value()]
+
+    def node_string(self, schema: dict[str, Any], where: str) -> Decoder:
+        if schema.get("minLength", 0) > 0:
+            raise TemplateError(f"{where or '/'}: minLength > 0 is not supported")
+        max_chars = schema.get("maxLength")
+        room = STRING_ROOM if max_chars is None else min(max_chars, MAX_STRING_ROOM)
+        self.canvas.add_text('"')
+        slot = self.canvas.add_slot(TextSlot(self.vocab, room, max_chars))
+        self.canvas.add_text('"')
+        return slot.value
+
+    def node_integer(self, schema: dict[str, Any], where: str) -> Decoder:
+        lo, hi = schema.get("minimum"), schema.get("maximum")
+        if lo is not None and hi is not None and hi - lo < CHOICE_RANGE:
+            return self.choice(schema, list(range(int(lo), int(hi) + 1)), where)
+        if hi is not None or lo not in (None, 0):
+            raise TemplateError(f"{where or '/'}: integer bounds other than minimum 0 or a "
+                                f"range under {CHOICE_RANGE} are not supported")
+        return self.number(where, integer=True, signed=lo is None)
+
+    def node_number(self, schema: dict[str, Any], where: str) -> Decoder:
+        return self.number(where, integer=False, signed=True)
+
+    def number(self, where: str, integer: bool, signed: bool) -> Decoder:
+        if not self.vocab.classes["D"].any():
+            raise TemplateError(f"{where or '/'}: the tokenizer has no digit tokens")
+        return self.canvas.add_slot(NumberSlot(self.vocab, NUMBER_ROOM, integer, signed)).value
+
+    def node_boolean(self, schema: dict[str, Any], where: str) -> Decoder:
+        return self.choice(schema, [True, False], where)
+
+    def node_null(self, schema: dict[str, Any], where: str) -> Decoder:
+        self.canvas.add_text("null")
+        return lambda: None
