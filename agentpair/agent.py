@@ -1,0 +1,382 @@
+"""The agent loop: observe -> plan -> fill -> act -> observe, traced span by span.
+
+All steps of a plan that read the same observation go to the executor in one batched fill;
+their tool calls then run in order, and the loop re-observes when an action changes the page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.trace import SpanKind
+
+from agentpair.attribution import categorize
+from agentpair.events import AgentEvent
+from agentpair.executor import Executor, fill_template
+from agentpair.models import FillRequest, FillResult, Plan, RunResult, Step, StepRecord, Task
+from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
+from agentpair.render import executor_context
+from agentpair.tracing import Redactor, RunRecorder, default_trace_path
+from tools.base import Environment, Observation, Tool, Toolbox, ToolResult
+
+TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
+
+
+class _Run:
+    """Mutable state of one run."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.memory: list[Any] = []
+        self.records: list[StepRecord] = []
+        self.iteration = 0
+        self.answer: Any = None
+        self.finished = False
+        self.stop_reason = ""
+
+
+class Agent:
+    """Pairs a planner with an executor over an environment (a browser by default).
+
+    `None` for planner, executor or browser means the embedded defaults: llama.cpp with the
+    shipped SmolLM2 planner (or the endpoint in OPENAI_BASE_URL), the default executor, and a
+    headless Chromium.
+    """
+
+    def __init__(
+        self,
+        planner: Planner | None = None,
+        executor: Executor | None = None,
+        browser: Environment | None = None,
+        *,
+        tools: Iterable[Tool] = (),
+        name: str = "agentpair",
+        trace_dir: str | Path = "runs",
+        tracer_provider: TracerProvider | None = None,
+        on_event: Callable[[AgentEvent], None] | None = None,
+    ) -> None:
+        from agentpair import defaults
+
+        self.planner: Planner = planner or defaults.default_planner()
+        self._executor = executor
+        self._browser = browser
+        self.extra_tools = list(tools)
+        self.name = name
+        self.trace_dir = Path(trace_dir)
+        self.tracer_provider = tracer_provider
+        self.on_event = on_event
+        self.startup_s = 0.0
+        self._started = False
+        self._owned: list[Any] = []
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            raise RuntimeError("the agent is not started: use `async with Agent()` or `await agent.start()`")
+        return self._executor
+
+    @property
+    def browser(self) -> Environment:
+        if self._browser is None:
+            raise RuntimeError("the agent is not started: use `async with Agent()` or `await agent.start()`")
+        return self._browser
+
+    async def start(self, recorder: RunRecorder | None = None) -> None:
+        """One-time start-up (planner server, executor model, browser), each in a startup span."""
+        if self._started:
+            return
+        from agentpair import defaults
+
+        started = time.perf_counter()
+        rec = recorder or RunRecorder(None, Redactor())
+        with rec.span("startup", "startup"):
+            if hasattr(self.planner, "start"):
+                with rec.span("startup planner", "startup"):
+                    await self.planner.start()  # type: ignore[attr-defined]
+            if self._executor is None:
+                with rec.span("startup executor", "startup"):
+                    self._executor = await defaults.default_executor(self.planner)
+                    self._owned.append(self._executor)
+            if self._browser is None:
+                with rec.span("startup browser", "startup"):
+                    self._browser = await defaults.default_browser()
+                    self._owned.append(self._browser)
+        self.startup_s += time.perf_counter() - started
+        self._started = True
+
+    async def aclose(self) -> None:
+        for part in [*reversed(self._owned), self.planner]:
+            close = getattr(part, "aclose", None)
+            if close is not None:
+                await close()
+        self._owned.clear()
+        self._started = False
+
+    async def __aenter__(self) -> Agent:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def run_sync(self, goal: str | Task, **options: Any) -> RunResult:
+        """`run` for scripts: starts, runs and closes the agent in a fresh event loop."""
+
+        async def main() -> RunResult:
+            try:
+                return await self.run(goal, **options)
+            finally:
+                await self.aclose()
+
+        return asyncio.run(main())
+
+    async def run(
+        self,
+        goal: str | Task,
+        *,
+        start_url: str | None = None,
+        allowed_origins: list[str] | None = None,
+        secrets: dict[str, str] | None = None,
+        max_steps: int = 20,
+        timeout_s: float = 300.0,
+        output_schema: dict[str, Any] | None = None,
+        trace: bool | str | Path = True,
+    ) -> RunResult:
+        """Run one task to its end; `trace` is True (default path), a path, or False."""
+        task = goal if isinstance(goal, Task) else Task(
+            goal=goal, start_url=start_url, allowed_origins=allowed_origins or [],
+            secrets=secrets or {}, max_steps=max_steps, timeout_s=timeout_s, output_schema=output_schema)
+        path = None if trace is False else (default_trace_path(self.name, self.trace_dir) if trace is True
+                                             else Path(trace))
+        keys = [getattr(part, "api_key", None) for part in (self.planner, self._executor)]
+        recorder = RunRecorder(path, Redactor(task.secrets, [k for k in keys if k]), self.tracer_provider)
+        try:
+            await self.start(recorder)
+            recorder.write_header(self._header(task))
+            return await self._run(task, recorder)
+        finally:
+            recorder.close()
+
+    def _header(self, task: Task) -> dict[str, Any]:
+        identity = lambda part: part.identity() if hasattr(part, "identity") else {"name": type(part).__name__}
+        return {"agent": self.name, "planner": identity(self.planner), "executor": identity(self.executor),
+                "environment": type(self.browser).__name__, "task": task.public_view(),
+                "startup_s": self.startup_s}
+
+    async def _run(self, task: Task, rec: RunRecorder) -> RunResult:
+        run = _Run(task)
+        started = time.time_ns()
+        with rec.span(f"invoke_agent {self.name}", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": self.name,
+            "agentpair.task": task.public_view()}) as root:
+            try:
+                async with asyncio.timeout(task.timeout_s):
+                    await self._loop(run, rec)
+            except TimeoutError:
+                run.stop_reason = f"timeout after {task.timeout_s:g} s"
+            except PlannerError as exc:
+                run.stop_reason = f"planner error: {exc}"
+            root.set("agentpair.stop_reason", run.stop_reason)
+            root.set("agentpair.finished", run.finished)
+            root.set("agentpair.answer", run.answer)
+        ended = time.time_ns()
+        self._emit("done", run.iteration, run.stop_reason)
+        return RunResult(
+            finished=run.finished, answer=run.answer,
+            extracted=[r.output for r in run.records if r.step.kind == "extract" and r.ok],
+            steps=run.records, iterations=run.iteration, stop_reason=run.stop_reason,
+            wall_s=(ended - started) / 1e9, startup_s=self.startup_s,
+            time_s=categorize(rec.intervals, started / 1e9, ended / 1e9),
+            trace_path=str(rec.path) if rec.path else None,
+        )
+
+    async def _loop(self, run: _Run, rec: RunRecorder) -> None:
+        task = run.task
+        toolbox = Toolbox([*self.browser.tools(), *self.extra_tools])
+        if hasattr(self.browser, "start_task"):
+            with rec.span("start_task", "tools", attributes={"url": task.start_url or ""}):
+                await self.browser.start_task(  # type: ignore[attr-defined]
+                    start_url=task.start_url, allowed_origins=task.allowed_origins, secrets=task.secrets)
+        observation = await self._observe(rec)
+        while True:
+            if self._steps_done(run) >= task.max_steps:
+                run.stop_reason = f"max_steps ({task.max_steps}) reached"
+                return
+            run.iteration += 1
+            with rec.span(f"iteration {run.iteration}", attributes={"agentpair.iteration": run.iteration}):
+                reply = await self._plan(rec, run, observation, toolbox)
+                observation = await self._execute(rec, run, reply.plan, observation, toolbox)
+            if run.finished:
+                return
+
+    def _steps_done(self, run: _Run) -> int:
+        return sum(1 for r in run.records if r.step.kind != "finish")
+
+    async def _observe(self, rec: RunRecorder) -> Observation:
+        with rec.span("observe", "tools") as span:
+            observation = await self.browser.observe()
+            span.set("agentpair.observation", observation)
+        return observation
+
+    async def _plan(self, rec: RunRecorder, run: _Run, observation: Observation, toolbox: Toolbox) -> PlanReply:
+        tools = [ToolInfo(name=t.name, description=t.description) for t in toolbox]
+        request = plan_request(run.task, observation, run.memory, run.records, tools)
+        identity = self.planner.identity() if hasattr(self.planner, "identity") else {}
+        model = str(identity.get("model", self.planner.name))
+        with rec.span(f"chat {model}", "planner", SpanKind.CLIENT, attributes={
+            "gen_ai.operation.name": "chat", "gen_ai.provider.name": str(identity.get("kind", "openai")),
+            "gen_ai.request.model": model, "agentpair.plan_request": request}) as span:
+            try:
+                reply = await self.planner.plan(request)
+            except PlannerError as exc:
+                for attempt in exc.attempts:
+                    span.event("gen_ai.attempt", vars(attempt), attempt.started_ns or None)
+                raise
+            for attempt in reply.attempts:
+                span.event("gen_ai.attempt", attempt, attempt.get("started_ns") or None)
+            span.set("gen_ai.response.model", reply.model or model)
+            span.set("gen_ai.usage.input_tokens", reply.input_tokens)
+            span.set("gen_ai.usage.output_tokens", reply.output_tokens)
+            span.set("agentpair.plan", reply.plan)
+            span.set("agentpair.response", reply.raw)
+        self._emit("plan", run.iteration, "; ".join(f"{s.kind} {s.tool or ''} {s.instruction}".strip()
+                                                   for s in reply.plan.steps))
+        return reply
+
+    async def _execute(self, rec: RunRecorder, run: _Run, plan: Plan, observation: Observation,
+                       toolbox: Toolbox) -> Observation:
+        """Carry out a plan's steps; return the observation the next planner call should see."""
+        pending = list(plan.steps)
+        acted = False
+        while pending:
+            if pending[0].kind == "finish":
+                self._finish(rec, run, pending[0])
+                return observation
+            batch = pending[: next((i for i, s in enumerate(pending) if s.kind == "finish"), len(pending))]
+            fills = await self._fill(rec, run, batch, observation, toolbox)
+            for done, (step, fill) in enumerate(zip(batch, fills), start=1):
+                record, result = await self._act(rec, run, step, fill, toolbox)
+                run.records.append(record)
+                acted = acted or result is not None
+                changed = result is not None and result.changed_page
+                if not record.ok or changed or self._steps_done(run) >= run.task.max_steps:
+                    observation = await self._observe(rec)
+                    if not record.ok or self._steps_done(run) >= run.task.max_steps:
+                        return observation
+                    pending, acted = pending[done:], False
+                    break
+            else:
+                pending = pending[len(batch):]
+        return await self._observe(rec) if acted else observation
+
+    def _fill_requests(self, step: Step, context: str, observation: Observation,
+                       toolbox: Toolbox) -> list[FillRequest]:
+        """The executor's work for one step (none for an unknown tool; two for a targeted code step)."""
+        refs = {"/ref": list(observation.refs)} if observation.refs else {}
+        if step.kind == "act":
+            tool = toolbox.get(step.tool or "")
+            if tool is None:
+                return []
+            schema = tool.args_schema()
+            allowed = refs if "ref" in schema.get("properties", {}) else {}
+            return [FillRequest(kind="tool_args", instruction=step.instruction, context=context,
+                                schema=schema, allowed=allowed)]
+        if step.kind == "extract":
+            return [FillRequest(kind="extract", instruction=step.instruction, context=context,
+                                schema=step.schema_)]
+        requests = [FillRequest(kind="code", instruction=step.instruction, context=context,
+                                template=step.template)]
+        if step.target:
+            requests.append(FillRequest(kind="tool_args", instruction=f"the element: {step.target}",
+                                        context=context, schema=TARGET_SCHEMA, allowed=refs))
+        return requests
+
+    async def _fill(self, rec: RunRecorder, run: _Run, steps: list[Step], observation: Observation,
+                    toolbox: Toolbox) -> list[list[FillResult]]:
+        """One batched executor call for every step that reads this observation."""
+        context = executor_context(run.task, observation, run.memory)
+        per_step = [self._fill_requests(s, context, observation, toolbox) for s in steps]
+        requests = [r for reqs in per_step for r in reqs]
+        results: list[FillResult] = []
+        if requests:
+            with rec.span(f"fill {self.executor.name}", "executor", attributes={
+                "agentpair.executor": self.executor.name, "agentpair.batch_size": len(requests),
+                "agentpair.fill_requests": requests}) as span:
+                results = await self.executor.fill(requests)
+                if len(results) != len(requests):
+                    raise RuntimeError(f"executor {self.executor.name} returned {len(results)} results "
+                                       f"for {len(requests)} requests")
+                span.set("agentpair.forward_passes", sum(r.stats.forward_passes for r in results))
+                span.set("agentpair.tokens", sum(r.stats.tokens for r in results))
+                span.set("agentpair.fill_results", results)
+        grouped, index = [], 0
+        for reqs in per_step:
+            grouped.append(results[index:index + len(reqs)])
+            index += len(reqs)
+        return grouped
+
+    async def _act(self, rec: RunRecorder, run: _Run, step: Step, fills: list[FillResult],
+                   toolbox: Toolbox) -> tuple[StepRecord, ToolResult | None]:
+        record = StepRecord(iteration=run.iteration, step=step, fill=fills[0] if fills else None)
+        error = next((f.error for f in fills if f.error), None)
+        if step.kind == "act" and not fills:
+            error = f"unknown tool {step.tool!r} (known: {', '.join(toolbox.names())})"
+        if error:
+            record.ok, record.error = False, error
+            self._emit("step", run.iteration, f"{step.kind}: {step.instruction} -> FAILED: {error}")
+            return record, None
+        if step.kind == "extract":
+            record.output = fills[0].value
+            run.memory.append(fills[0].value)
+            self._emit("step", run.iteration, f"extract -> {fills[0].value!r}")
+            return record, None
+        if step.kind == "code" and not step.target:
+            record.output = fills[0].value
+            run.memory.append(fills[0].value)
+            return record, None
+        if step.kind == "code":
+            name, args = "type", {"ref": fills[1].value["ref"], "text": fills[0].value}
+        else:
+            name, args = step.tool or "", fills[0].value
+        result = await self._call_tool(rec, toolbox, name, args)
+        record.tool_args, record.ok, record.error, record.output = args, result.ok, result.error, result.output
+        self._emit("step", run.iteration, f"{name} {args} -> {'ok' if result.ok else 'FAILED: ' + str(result.error)}",
+                   result.elapsed_ms)
+        return record, result
+
+    async def _call_tool(self, rec: RunRecorder, toolbox: Toolbox, name: str, args: dict[str, Any]) -> ToolResult:
+        tool = toolbox.get(name)
+        with rec.span(f"execute_tool {name}", "tools", attributes={
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
+            "gen_ai.tool.call.arguments": args}) as span:
+            if tool is None:
+                result = ToolResult(tool=name, ok=False, error=f"unknown tool {name!r}")
+            else:
+                result = await tool(args)
+            span.set("gen_ai.tool.call.result", result)
+        return result
+
+    def _finish(self, rec: RunRecorder, run: _Run, step: Step) -> None:
+        answer = step.answer
+        if answer is None and run.memory:
+            answer = run.memory[-1]
+        record = StepRecord(iteration=run.iteration, step=step, output=answer)
+        if run.task.output_schema is not None:
+            try:
+                jsonschema.validate(answer, run.task.output_schema)
+            except jsonschema.ValidationError as exc:
+                record.ok, record.error = False, f"answer does not match the output schema: {exc.message}"
+        run.records.append(record)
+        if record.ok:
+            run.finished, run.answer, run.stop_reason = True, answer, "finished"
+        self._emit("finish", run.iteration, repr(answer) if record.ok else str(record.error))
+
+    def _emit(self, kind: str, iteration: int, text: str, ms: float = 0.0) -> None:
+        if self.on_event is not None:
+            self.on_event(AgentEvent(kind=kind, iteration=iteration, text=text, ms=ms))

@@ -1,0 +1,99 @@
+"""The `agentpair` command line: plan, run, scenarios, bench, trace and replay.
+
+Exit codes: 0 success, 1 the task failed, 2 a usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+
+from agentpair import __version__
+
+console = Console(stderr=True)
+
+
+class UsageError(Exception):
+    """A usage or configuration error: printed without a traceback, exit code 2."""
+
+
+def _planner_from_args(args: argparse.Namespace) -> Any:
+    from agentpair.defaults import default_planner
+    from agentpair.planner import OpenAIPlanner
+
+    if getattr(args, "planner_base_url", None):
+        return OpenAIPlanner(base_url=args.planner_base_url, model=args.planner_model)
+    return default_planner()
+
+
+async def _plan(args: argparse.Namespace) -> int:
+    from agentpair.planner import PlannerError, PlanRequest, ToolInfo
+    from tools.browser_schema import BROWSER_TOOL_INFO
+
+    planner = _planner_from_args(args)
+    try:
+        if hasattr(planner, "start"):
+            with console.status("starting the embedded planner (llama.cpp)"):
+                await planner.start()
+        request = PlanRequest(goal=args.goal, start_url=args.start_url,
+                              tools=[ToolInfo(name=n, description=d) for n, d in BROWSER_TOOL_INFO])
+        try:
+            reply = await planner.plan(request)
+        except PlannerError as exc:
+            console.print(f"[red]planner error:[/red] {exc}")
+            return 1
+    finally:
+        if hasattr(planner, "aclose"):
+            await planner.aclose()
+    if args.json:
+        print(reply.plan.model_dump_json(by_alias=True))
+    else:
+        console.print(f"[bold]Plan[/bold] from {planner.name}: {reply.plan.thought}")
+        for i, step in enumerate(reply.plan.steps, 1):
+            console.print(f"  {i}. [cyan]{step.kind}[/cyan] {step.tool or ''} {step.instruction}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentpair",
+        description="Fast, cheap, traceable agents: an AR planner paired with a diffusion executor.",
+    )
+    parser.add_argument("--version", action="version", version=f"agentpair {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    plan = sub.add_parser("plan", help="print a validated plan for a goal from the configured planner")
+    plan.add_argument("goal")
+    plan.add_argument("--start-url")
+    plan.add_argument("--json", action="store_true", help="print the plan as JSON")
+    _planner_options(plan)
+    plan.set_defaults(handler=_plan)
+    return parser
+
+
+def _planner_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--planner-base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, "
+                                                   "else the embedded llama.cpp planner)")
+    parser.add_argument("--planner-model", help="model name (default: AGENTPAIR_PLANNER_MODEL)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return asyncio.run(args.handler(args))
+    except UsageError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 2
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/yellow]")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

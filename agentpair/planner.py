@@ -1,0 +1,197 @@
+"""The planner: what it is asked (PlanRequest), what it answers (PlanReply), and OpenAIPlanner.
+
+OpenAIPlanner asks any OpenAI-compatible endpoint for a plan under the Plan JSON schema,
+validates it with pydantic, and re-asks once with the validation error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agentpair.endpoint import Attempt, Completion, Endpoint, EndpointError, StructuredOutput
+from agentpair.models import Plan, StepRecord, Task
+
+SNAPSHOT_CHARS_FOR_PLANNER = 1500
+
+
+class ToolInfo(BaseModel):
+    name: str
+    description: str
+
+
+class PlanRequest(BaseModel):
+    """Everything the planner sees: the task (secrets as placeholders), the page, memory, history."""
+
+    goal: str
+    start_url: str | None = None
+    output_schema: dict[str, Any] | None = None
+    secret_names: list[str] = Field(default_factory=list)
+    url: str = ""
+    title: str = ""
+    page: str = Field("", description="a short view of the page: its snapshot, trimmed")
+    memory: list[Any] = Field(default_factory=list)
+    history: list[str] = Field(default_factory=list)
+    tools: list[ToolInfo] = Field(default_factory=list)
+
+
+class PlanReply(BaseModel):
+    plan: Plan
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    raw: str = ""
+    attempts: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class PlannerError(RuntimeError):
+    """No valid plan could be had; names the endpoint and the last cause."""
+
+    def __init__(self, message: str, attempts: list[Attempt] | None = None) -> None:
+        super().__init__(message)
+        self.attempts = attempts or []
+
+
+@runtime_checkable
+class Planner(Protocol):
+    name: str
+
+    def identity(self) -> dict[str, Any]: ...
+
+    async def plan(self, request: PlanRequest) -> PlanReply: ...
+
+
+def history_line(record: StepRecord) -> str:
+    """One executed step as the planner reads it in the history."""
+    step = record.step
+    what = f"{step.kind} {step.tool}" if step.tool else step.kind
+    outcome = "ok" if record.ok else f"FAILED: {record.error}"
+    args = f" {json.dumps(record.tool_args, ensure_ascii=False)}" if record.tool_args else ""
+    return f"[{record.iteration}] {what}: {step.instruction}{args} -> {outcome}"
+
+
+def plan_request(task: Task, observation: Any, memory: list[Any], history: list[StepRecord],
+                 tools: list[ToolInfo]) -> PlanRequest:
+    """Build the planner's view: short page text, task facts, and no secret values."""
+    snapshot = getattr(observation, "snapshot", "") or ""
+    return PlanRequest(
+        goal=task.goal,
+        start_url=task.start_url,
+        output_schema=task.output_schema,
+        secret_names=sorted(task.secrets),
+        url=getattr(observation, "url", ""),
+        title=getattr(observation, "title", ""),
+        page=snapshot[:SNAPSHOT_CHARS_FOR_PLANNER],
+        memory=memory,
+        history=[history_line(r) for r in history[-12:]],
+        tools=tools,
+    )
+
+
+SYSTEM_PROMPT = """You are the planner of a web agent. You see the goal, the current page and \
+what was done so far, and you answer with a JSON plan of the next steps.
+Step kinds:
+- act: use a tool. Set "tool" to one of the tools listed and describe the target element and \
+any value in words in "instruction" (e.g. "type alice into the Username field").
+- extract: read facts from the page. Set "schema" to a JSON schema of the value to extract.
+- code: set "template" to text with holes like {{name:24}} and "target" to the field to type it into.
+- finish: the task is done; put the final answer in "answer".
+Secrets are written as {{secret:NAME}}; type them as they are, never guess their values.
+Plan only steps that act on the page you see; you will see the next page afterwards."""
+
+
+def render_user_message(request: PlanRequest) -> str:
+    parts = [f"Goal: {request.goal}"]
+    if request.output_schema:
+        parts.append(f"The answer must match this JSON schema: {json.dumps(request.output_schema)}")
+    if request.secret_names:
+        parts.append("Secrets: " + ", ".join("{{secret:" + n + "}}" for n in request.secret_names))
+    parts.append("Tools: " + "; ".join(f"{t.name}: {t.description}" for t in request.tools))
+    if request.memory:
+        parts.append(f"Extracted so far: {json.dumps(request.memory, ensure_ascii=False)}")
+    if request.history:
+        parts.append("Done so far:\n" + "\n".join(request.history))
+    parts.append(f"Current page: {request.title} ({request.url})\n{request.page}")
+    return "\n\n".join(parts)
+
+
+class OpenAIPlanner:
+    """A planner on any OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, llama.cpp, ...).
+
+    Defaults: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AGENTPAIR_PLANNER_MODEL`.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | None = None,
+        *,
+        structured_output: StructuredOutput = "auto",
+        timeout_s: float = 60.0,
+        max_attempts: int = 4,
+        backoff_s: float = 0.5,
+        max_tokens: int = 1024,
+    ) -> None:
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        model = model or os.environ.get("AGENTPAIR_PLANNER_MODEL") or "gpt-4o-mini"
+        self.endpoint = Endpoint(
+            base_url, model, api_key or os.environ.get("OPENAI_API_KEY"),
+            structured_output=structured_output, timeout_s=timeout_s, max_attempts=max_attempts,
+            backoff_s=backoff_s, max_tokens=max_tokens,
+        )
+        self.name = f"openai:{self.endpoint.model}"
+
+    @property
+    def api_key(self) -> str:
+        return self.endpoint.api_key
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "openai", **self.endpoint.identity()}
+
+    async def plan(self, request: PlanRequest) -> PlanReply:
+        messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": render_user_message(request)},
+        ]
+        schema = Plan.model_json_schema(by_alias=True)
+        attempts: list[Attempt] = []
+        usage = [0, 0]
+        completion: Completion | None = None
+        for ask in range(2):
+            try:
+                completion = await self.endpoint.complete_json(messages, schema, "plan")
+            except EndpointError as exc:
+                raise PlannerError(str(exc), attempts + exc.attempts) from exc
+            attempts += completion.attempts
+            usage[0] += completion.input_tokens
+            usage[1] += completion.output_tokens
+            try:
+                plan = Plan.model_validate_json(completion.text)
+            except ValidationError as exc:
+                error = _short_error(exc)
+                if ask == 1:
+                    raise PlannerError(
+                        f"{self.endpoint.base_url} (model {self.endpoint.model}) gave an invalid plan "
+                        f"twice: {error}", attempts) from exc
+                messages += [
+                    {"role": "assistant", "content": completion.text},
+                    {"role": "user", "content": f"That plan is invalid: {error}. Answer again with "
+                                                 "a JSON plan that matches the schema."},
+                ]
+                continue
+            return PlanReply(
+                plan=plan, model=completion.model, input_tokens=usage[0], output_tokens=usage[1],
+                raw=completion.text, attempts=[vars(a) for a in attempts],
+            )
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        await self.endpoint.aclose()
+
+
+def _short_error(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'plan'}: {e['msg']}" for e in exc.errors()[:5])

@@ -1,0 +1,129 @@
+"""The loop with timed doubles: span nesting, per-category time, batching, and a killed run's trace."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from agentpair import Agent
+from agentpair.attribution import categorize
+from tests.doubles import ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
+
+PLANS = [
+    {"steps": [{"kind": "act", "tool": "click", "instruction": "click Go"},
+               {"kind": "act", "tool": "type", "instruction": "type bob into Name"}]},
+    {"steps": [{"kind": "finish", "answer": "done"}]},
+]
+
+
+def read_trace(path: Path) -> tuple[dict, list[dict]]:
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[0]["type"] == "header"
+    return lines[0], lines[1:]
+
+
+def make_agent(tmp_path: Path, changes_page: bool = True) -> tuple[Agent, ScriptedPlanner, ScriptedExecutor, SleepyEnvironment]:
+    planner = ScriptedPlanner(PLANS, delay_s=0.05)
+    executor = ScriptedExecutor([{"ref": "e1"}, {"ref": "e2", "text": "bob"}, {"ref": "e2", "text": "bob"}],
+                                delay_s=0.03)
+    env = SleepyEnvironment(observe_s=0.02, tool_s=0.04, changes_page=changes_page)
+    return Agent(planner, executor, env, trace_dir=tmp_path), planner, executor, env
+
+
+async def test_spans_nest_and_categories_match_the_doubles(tmp_path: Path) -> None:
+    agent, planner, executor, env = make_agent(tmp_path)
+    result = await agent.run("click go and type bob", trace=tmp_path / "run.jsonl")
+    assert result.finished and result.answer == "done"
+    assert [c for c in env.calls] == [("click", {"ref": "e1", "text": ""}), ("type", {"ref": "e2", "text": "bob"})]
+
+    header, spans = read_trace(tmp_path / "run.jsonl")
+    assert header["planner"]["kind"] == "scripted" and header["task"]["goal"] == "click go and type bob"
+    by_id = {s["span_id"]: s for s in spans}
+    root = next(s for s in spans if s["name"] == "invoke_agent agentpair")
+    iterations = [s for s in spans if s["name"].startswith("iteration ")]
+    assert len(iterations) == 2 and all(s["parent_id"] == root["span_id"] for s in iterations)
+    for span in spans:
+        category = span["attributes"].get("agentpair.category")
+        if category in ("planner", "executor") or span["name"].startswith("execute_tool"):
+            assert by_id[span["parent_id"]]["name"].startswith("iteration "), span["name"]
+    chat = [s for s in spans if s["name"] == "chat scripted"]
+    assert chat[0]["kind"] == "CLIENT" and chat[0]["attributes"]["gen_ai.usage.input_tokens"] == 10
+
+    wall = (root["start_ns"] / 1e9, root["end_ns"] / 1e9)
+    intervals = [(s["attributes"]["agentpair.category"], s["start_ns"] / 1e9, s["end_ns"] / 1e9)
+                 for s in spans if "agentpair.category" in s["attributes"]]
+    from_trace = categorize(intervals, *wall)
+    expected = {"planner": planner.spent_s, "executor": executor.spent_s, "tools": env.spent_s}
+    for name, spent in expected.items():
+        assert abs(from_trace[name] - spent) < 0.005, (name, from_trace[name], spent)
+        assert abs(result.time_s[name] - spent) < 0.005, (name, result.time_s[name], spent)
+    # framework is the wall time no other category covers: the rest of the timeline, no more
+    others = sum(from_trace[name] for name in expected)
+    assert abs(from_trace["framework"] - ((wall[1] - wall[0]) - others)) < 1e-6
+    assert 0 < from_trace["framework"] < (wall[1] - wall[0]) - sum(expected.values())
+    assert abs(sum(result.time_s.values()) - result.wall_s) < 1e-6
+
+
+async def test_steps_reading_one_observation_are_filled_in_one_batch(tmp_path: Path) -> None:
+    agent, _, executor, env = make_agent(tmp_path, changes_page=False)
+    result = await agent.run("click go and type bob", trace=False)
+    assert result.finished and result.trace_path is None
+    assert [len(b) for b in executor.batches] == [2]
+    agent, _, executor, env = make_agent(tmp_path, changes_page=True)
+    await agent.run("click go and type bob", trace=False)
+    # the click changed the page: the type step is re-filled against the new observation
+    assert [len(b) for b in executor.batches] == [2, 1]
+
+
+async def test_max_steps_and_failed_steps_stop_or_replan(tmp_path: Path) -> None:
+    planner = ScriptedPlanner([{"steps": [{"kind": "act", "tool": "fly", "instruction": "fly away"}]}])
+    agent = Agent(planner, ScriptedExecutor([]), SleepyEnvironment(), trace_dir=tmp_path)
+    result = await agent.run("go", max_steps=3, trace=False)
+    assert not result.finished and "max_steps" in result.stop_reason
+    assert len(result.steps) == 3 and all("unknown tool 'fly'" in s.error for s in result.steps)
+    assert "FAILED: unknown tool" in planner.requests[1].history[0]
+
+
+async def test_finish_answer_is_validated_against_output_schema(tmp_path: Path) -> None:
+    planner = ScriptedPlanner([{"steps": [{"kind": "finish", "answer": "twelve"}]},
+                               {"steps": [{"kind": "finish", "answer": 12}]}])
+    agent = Agent(planner, ScriptedExecutor([]), SleepyEnvironment(), trace_dir=tmp_path)
+    result = await agent.run("count", output_schema={"type": "integer"}, trace=False)
+    assert result.finished and result.answer == 12
+    assert "output schema" in result.steps[0].error
+
+
+KILLED_RUN = """
+import asyncio, sys
+sys.path.insert(0, {root!r})
+from agentpair import Agent
+from tests.doubles import ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
+plans = [{{"steps": [{{"kind": "act", "tool": "click", "instruction": "click Go"}}]}}]
+agent = Agent(ScriptedPlanner(plans, delay_s=0.01), ScriptedExecutor([{{"ref": "e1"}}] * 1000),
+              SleepyEnvironment(tool_s=0.05))
+print("started", flush=True)
+asyncio.run(agent.run("loop forever", max_steps=1000, trace={path!r}))
+"""
+
+
+def test_sigkill_mid_run_leaves_a_readable_trace(tmp_path: Path) -> None:
+    path = tmp_path / "killed.jsonl"
+    root = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN.format(root=root, path=str(path))],
+                            stdout=subprocess.PIPE, cwd=root)
+    assert proc.stdout.readline().strip() == b"started"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (not path.exists() or path.read_text().count("\"name\": \"execute_tool click\"") < 5):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    header, spans = read_trace(path)  # every line parses
+    assert header["format"] == "agentpair-trace"
+    tools = [s for s in spans if s["name"] == "execute_tool click"]
+    assert len(tools) >= 5 and all(s["end_ns"] >= s["start_ns"] for s in spans)
+    assert not any(s["name"].startswith("invoke_agent") for s in spans)  # the run never finished

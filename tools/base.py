@@ -1,0 +1,140 @@
+"""What tools produce and how a tool is declared: Observation, ToolResult, Tool, Toolbox.
+
+Tools know nothing of models: a tool is an argument model (whose JSON schema the executor
+fills), a description, and an async function that carries the call out.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SECRET_PLACEHOLDER = re.compile(r"\{\{secret:([A-Za-z0-9_.-]+)\}\}")
+
+
+def secret_placeholder(name: str) -> str:
+    """The text that stands for a secret everywhere but at the moment of typing."""
+    return "{{secret:" + name + "}}"
+
+
+def fill_secrets(text: str, secrets: dict[str, str]) -> str:
+    """Replace `{{secret:name}}` placeholders by their values; unknown names raise KeyError."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in secrets:
+            raise KeyError(f"unknown secret {name!r} (known: {sorted(secrets)})")
+        return secrets[name]
+
+    return SECRET_PLACEHOLDER.sub(value, text)
+
+
+def mask_secrets(text: str, secrets: dict[str, str]) -> str:
+    """Replace every secret value occurring in text by its placeholder (longest first)."""
+    for name, secret in sorted(secrets.items(), key=lambda kv: -len(kv[1])):
+        if secret:
+            text = text.replace(secret, secret_placeholder(name))
+    return text
+
+
+class Observation(BaseModel):
+    """What a tool environment shows of the world at one moment."""
+
+    model_config = ConfigDict(frozen=True)
+
+    url: str = ""
+    title: str = ""
+    snapshot: str = Field("", description="accessibility snapshot; elements carry [ref=eN]")
+    text: str = Field("", description="visible-text excerpt")
+    refs: list[str] = Field(default_factory=list, description="refs present in the snapshot")
+    notices: list[str] = Field(
+        default_factory=list, description="what the environment reports since the last look, e.g. blocked navigations"
+    )
+
+
+class ToolResult(BaseModel):
+    """The outcome of one tool call: ok with an optional output, or an error that says why."""
+
+    tool: str
+    ok: bool
+    output: Any = None
+    error: str | None = None
+    elapsed_ms: float = 0.0
+    changed_page: bool = Field(False, description="the call may have changed what observe() sees")
+
+    @classmethod
+    def failure(cls, tool: str, error: str, started: float) -> ToolResult:
+        return cls(tool=tool, ok=False, error=error, elapsed_ms=(time.perf_counter() - started) * 1e3)
+
+
+ToolFn = Callable[[BaseModel], Awaitable[ToolResult]]
+
+
+class Tool(BaseModel):
+    """A named action: its argument model's JSON schema is what the executor fills."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    run: ToolFn = Field(exclude=True)
+
+    def args_schema(self) -> dict[str, Any]:
+        return self.args_model.model_json_schema()
+
+    async def __call__(self, arguments: dict[str, Any]) -> ToolResult:
+        started = time.perf_counter()
+        try:
+            args = self.args_model.model_validate(arguments)
+        except Exception as exc:  # pydantic ValidationError, TypeError on non-dicts
+            return ToolResult.failure(self.name, f"invalid arguments for {self.name}: {exc}", started)
+        return await self.run(args)
+
+
+@runtime_checkable
+class Environment(Protocol):
+    """What the agent loop acts on: something to observe and the tools that change it."""
+
+    async def observe(self) -> Observation: ...
+
+    def tools(self) -> list[Tool]: ...
+
+
+class Toolbox:
+    """A registry of tools by name; environments contribute theirs and users add their own."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __iter__(self):
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+
+def tool(name: str, description: str, args_model: type[BaseModel]) -> Callable[[ToolFn], Tool]:
+    """Decorator: turn an async function taking `args_model` into a Tool."""
+
+    def wrap(fn: ToolFn) -> Tool:
+        return Tool(name=name, description=description, args_model=args_model, run=fn)
+
+    return wrap
