@@ -1,0 +1,23 @@
+"""Tiny random-weight checkpoints in every layout, built once per test session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from executor_engine import Engine
+from executor_engine.testing import make_tiny_checkpoint
+
+LAYOUTS = ["agentpair", "llada", "dream"]
+
+
+@pytest.fixture(scope="session")
+def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("ckpt")
+    return {layout: make_tiny_checkpoint(root / layout, layout, seed=1) for layout in LAYOUTS}
+
+
+@pytest.fixture(scope="session")
+def engines(checkpoints: dict[str, Path]) -> dict[str, Engine]:
+    return {layout: Engine.load(path, device="cpu") for layout, path in checkpoints.items()}

@@ -1,0 +1,100 @@
+"""Loading every layout, logits shapes and shift conventions, and clear errors on bad checkpoints."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from executor_engine import CheckpointError, Engine
+from executor_engine.testing import tiny_tokenizer
+
+
+@pytest.mark.parametrize("layout", ["agentpair", "llada", "dream"])
+def test_load_and_logits_shape(engines: dict[str, Engine], layout: str) -> None:
+    engine = engines[layout]
+    assert engine.cfg.layout == layout
+    x = torch.randint(0, 300, (2, 9))
+    logits, kvs = engine.model(x)
+    assert logits.shape == (2, 9, engine.cfg.vocab_size)
+    assert len(kvs) == engine.cfg.n_layers
+    assert kvs[0][0].shape == (2, engine.cfg.n_kv_heads, 9, engine.cfg.head_dim)
+
+
+def test_shift_convention(engines: dict[str, Engine]) -> None:
+    x = torch.randint(0, 300, (1, 7))
+    for layout, shift in (("llada", 0), ("agentpair", 0), ("dream", 1)):
+        engine = engines[layout]
+        raw = engine.model(x)[0]
+        aligned = engine._logits(x, None)  # aligned[:, i] predicts token i
+        assert engine.cfg.shift == shift
+        torch.testing.assert_close(aligned[:, shift:], raw[:, : 7 - shift])
+
+
+def test_bf16_forward(checkpoints: dict[str, Path]) -> None:
+    engine = Engine.load(checkpoints["llada"], device="cpu", dtype="bf16")
+    assert engine.model.embed.weight.dtype == torch.bfloat16
+    logits = engine.model(torch.randint(0, 300, (1, 5)))[0]
+    assert logits.dtype == torch.bfloat16 and torch.isfinite(logits.float()).all()
+
+
+def _copy(src: Path, tmp_path: Path) -> Path:
+    dst = tmp_path / "ck"
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_missing_file(checkpoints: dict[str, Path], tmp_path: Path) -> None:
+    d = _copy(checkpoints["llada"], tmp_path)
+    (d / "model.safetensors").unlink()
+    with pytest.raises(CheckpointError, match="model.safetensors: missing file"):
+        Engine.load(d)
+    (d / "config.json").unlink()
+    with pytest.raises(CheckpointError, match="config.json: missing file"):
+        Engine.load(d)
+
+
+def test_missing_tokenizer(checkpoints: dict[str, Path], tmp_path: Path) -> None:
+    d = _copy(checkpoints["dream"], tmp_path)
+    (d / "tokenizer.json").unlink()
+    with pytest.raises(CheckpointError, match="tokenizer.json: missing file"):
+        Engine.load(d)
+
+
+def test_wrong_shape(checkpoints: dict[str, Path], tmp_path: Path) -> None:
+    d = _copy(checkpoints["llada"], tmp_path)
+    tensors = load_file(d / "model.safetensors")
+    name = "model.transformer.blocks.1.ff_proj.weight"
+    tensors[name] = tensors[name][:-1]
+    save_file(tensors, d / "model.safetensors")
+    with pytest.raises(CheckpointError, match=r"model.safetensors: tensor .*blocks\.1\.ff_proj"):
+        Engine.load(d)
+
+
+def test_missing_tensor(checkpoints: dict[str, Path], tmp_path: Path) -> None:
+    d = _copy(checkpoints["dream"], tmp_path)
+    tensors = load_file(d / "model.safetensors")
+    del tensors["model.layers.0.self_attn.q_proj.bias"]
+    save_file(tensors, d / "model.safetensors")
+    with pytest.raises(CheckpointError, match=r"missing tensor 'model\.layers\.0\.self_attn\.q_proj\.bias'"):
+        Engine.load(d)
+
+
+def test_unknown_model_type(checkpoints: dict[str, Path], tmp_path: Path) -> None:
+    d = _copy(checkpoints["agentpair"], tmp_path)
+    cfg = json.loads((d / "config.json").read_text())
+    cfg["model_type"] = "gpt2"
+    (d / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(CheckpointError, match="config.json: unknown model_type 'gpt2'"):
+        Engine.load(d)
+
+
+def test_tokenizer_mismatch(checkpoints: dict[str, Path], tmp_path: Path) -> None:
+    d = _copy(checkpoints["agentpair"], tmp_path)
+    tiny_tokenizer("agentpair", vocab_size=600).save(str(d / "tokenizer.json"))
+    with pytest.raises(CheckpointError, match=r"tokenizer.json: tokenizer has \d+ tokens but config.json vocab_size"):
+        Engine.load(d)
