@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 
 from executor_engine import Engine
 from executor_engine.testing import make_tiny_checkpoint
 
 LAYOUTS = ["agentpair", "llada", "dream"]
+torch.set_num_threads(1)  # tiny models: threads only contend with the machine's other work
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,106 @@
+"""Batching equals running alone; the exact context cache equals no cache; contexts encode once."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from executor_engine import Engine, FillInput, ReferenceSampler, ThresholdSampler
+
+SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}, "text": {"type": "string",
+          "maxLength": 12}, "n": {"type": "integer"}}, "required": ["ref", "text"]}
+
+
+def requests() -> list[FillInput]:
+    return [
+        FillInput("click sign in", context="button Sign in [ref=e3]\nlink Home [ref=e7]",
+                  schema=SCHEMA, allowed={"/ref": ["e3", "e7"]}),
+        FillInput("write a loop", context="page: editor", template="for i in range({{n:3}}):\n    {{body:10}}"),
+        FillInput("type the email", context="button Sign in [ref=e3]\nlink Home [ref=e7]",
+                  schema={"type": "object", "properties": {"text": {"type": "string", "maxLength": 30}}}),
+        FillInput("extract prices", context="Blue shirt $19.99, Red hat $7.50 and Green socks $4. " * 3,
+                  schema={"type": "array", "items": {"type": "number"}, "maxItems": 3}),
+        FillInput("bad", schema={"type": "string", "pattern": "x+"}),
+    ]
+
+
+def _key(outs: list) -> list:
+    return [(o.value, o.nfe, o.tokens, o.error) for o in outs]
+
+
+@pytest.mark.parametrize("layout,use_cache", [("agentpair", True), ("agentpair", False),
+                                              ("llada", False), ("dream", False),
+                                              ("llada", True), ("dream", True)])
+def test_batch_equals_single(engines: dict[str, Engine], layout: str, use_cache: bool) -> None:
+    engine = engines[layout]
+    for sampler in (ThresholdSampler(threshold=0.6), ReferenceSampler(block_length=8, steps_per_block=4)):
+        batched = engine.fill(requests(), sampler, use_cache=use_cache)
+        alone = [engine.fill([r], sampler, use_cache=use_cache)[0] for r in requests()]
+        assert _key(batched) == _key(alone)
+        assert batched[-1].error and "pattern" in batched[-1].error
+
+
+def test_small_max_batch_queues(engines: dict[str, Engine]) -> None:
+    engine = engines["agentpair"]
+    full = engine.fill(requests())
+    engine.max_batch = 2
+    try:
+        assert _key(engine.fill(requests())) == _key(full)
+    finally:
+        engine.max_batch = 32
+
+
+def test_exact_cache_equals_uncached(engines: dict[str, Engine]) -> None:
+    engine = engines["agentpair"]
+    for sampler in (ThresholdSampler(threshold=0.6), ReferenceSampler(temperature=0.8, seed=2)):
+        assert _key(engine.fill(requests(), sampler, use_cache=True)) == \
+            _key(engine.fill(requests(), sampler, use_cache=False))
+    jobs = [engine._job(i, r, ThresholdSampler()) for i, r in enumerate(requests()[:4])]
+    for job in jobs:
+        job.prefix = engine._exact_prefix(job)
+    full = engine._forward_full(jobs, False)
+    cached = engine._forward_canvas(jobs)
+    for b, job in enumerate(jobs):
+        n = len(job.compiled.canvas.ids)
+        torch.testing.assert_close(cached[b, :n], full[b, :n], atol=1e-4, rtol=1e-4)
+
+
+def test_approximate_cache_refreshes_per_block(engines: dict[str, Engine]) -> None:
+    engine = engines["llada"]
+    req = FillInput("go", context="some context", template="{{a:16}}")
+    sampler = ReferenceSampler(block_length=8)
+    full_forwards = 0
+    forward_full = engine._forward_full
+
+    def counting(jobs, store):
+        nonlocal full_forwards
+        full_forwards += 1
+        return forward_full(jobs, store)
+
+    engine._forward_full = counting
+    try:
+        cached = engine.fill([req], sampler, use_cache=True)[0]
+    finally:
+        del engine._forward_full
+    assert cached.error is None and cached.nfe == 16 and full_forwards == 2  # one per block
+
+
+def test_context_encoded_once(engines: dict[str, Engine]) -> None:
+    engine = engines["agentpair"]
+    engine._contexts.clear()
+    ctx = "shared page text " * 5
+    n_ctx = len(engine.vocab.encode(ctx + "\n"))
+    calls = 0
+    forward = engine.model.forward
+
+    def counting(ids, *args, **kwargs):
+        nonlocal calls
+        calls += ids.shape[1] == n_ctx
+        return forward(ids, *args, **kwargs)
+
+    engine.model.forward = counting
+    try:
+        engine.fill([FillInput(f"q{i}", context=ctx, template="{{a:3}}") for i in range(4)])
+    finally:
+        del engine.model.forward
+    assert calls == 1  # the context K/V, computed once for four requests
