@@ -20,6 +20,7 @@ Click the "Sign in" button, then type the e-mail address into the field named em
 The page shows 3 results: Blue shirt $19.99, Red hat $7.50 and Green socks $4.
 Élodie paid 12 € for naïve café crème; 東京 and München are cities. Quote: "it's \\ fine".
 0 1 2 3 4 5 6 7 8 9 10 100 2024 3.14 -1 + - . , : ; ! ? ( ) [ ] { } < > = / * # @ % & _ ' "
+café naïve € über café naïve € über café naïve € über café naïve € über déjà vu
 The quick brown fox jumps over the lazy dog. Search for flights from Paris to Berlin.
 """
 SPECIALS = {"llada": ["<|endoftext|>", "<|mdm_mask|>"], "dream": ["<|endoftext|>", "<|mask|>"],
