@@ -112,7 +112,7 @@ class Agent:
 
     async def aclose(self) -> None:
         for part in [*reversed(self._owned), self.planner]:
-            close = getattr(part, "aclose", None)
+            close = getattr(part, "aclose", None) or getattr(part, "close", None)
             if close is not None:
                 await close()
         self._owned.clear()

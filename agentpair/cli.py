@@ -33,7 +33,7 @@ def _planner_from_args(args: argparse.Namespace) -> Any:
 
 async def _plan(args: argparse.Namespace) -> int:
     from agentpair.planner import PlannerError, PlanRequest, ToolInfo
-    from tools.browser_schema import BROWSER_TOOL_INFO
+    from tools.browser import Browser
 
     planner = _planner_from_args(args)
     try:
@@ -41,7 +41,7 @@ async def _plan(args: argparse.Namespace) -> int:
             with console.status("starting the embedded planner (llama.cpp)"):
                 await planner.start()
         request = PlanRequest(goal=args.goal, start_url=args.start_url,
-                              tools=[ToolInfo(name=n, description=d) for n, d in BROWSER_TOOL_INFO])
+                              tools=[ToolInfo(name=t.name, description=t.description) for t in Browser().tools()])
         try:
             reply = await planner.plan(request)
         except PlannerError as exc:

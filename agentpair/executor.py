@@ -111,7 +111,7 @@ class OpenAIExecutor:
         ]
         try:
             completion = await self.endpoint.complete_json(messages, schema, request.kind)
-            value = json.loads(completion.text)
+            value = json.loads(completion.text, strict=False)
             jsonschema.validate(value, schema)
         except (EndpointError, json.JSONDecodeError, jsonschema.ValidationError) as exc:
             error = exc.message if isinstance(exc, jsonschema.ValidationError) else str(exc)

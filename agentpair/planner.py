@@ -64,6 +64,34 @@ class Planner(Protocol):
     async def plan(self, request: PlanRequest) -> PlanReply: ...
 
 
+def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON schema a planner answers under: one shape per step kind, tools as an enum.
+
+    Self-contained (no $ref) and bounded in length, so that grammar-constrained servers such as
+    llama.cpp can compile it; a plan valid under it also validates as a `Plan`.
+    """
+
+    def step(kind: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+        return {"type": "object", "additionalProperties": False, "required": ["kind", "instruction", *required],
+                "properties": {"kind": {"const": kind}, "instruction": {"type": "string", "maxLength": 160},
+                               **props}}
+
+    text = {"type": "string", "minLength": 1, "maxLength": 400}
+    tool = {"enum": tool_names} if tool_names else {"type": "string", "minLength": 1}
+    return {
+        "type": "object", "additionalProperties": False, "required": ["thought", "steps"],
+        "properties": {
+            "thought": {"type": "string", "maxLength": 200},
+            "steps": {"type": "array", "minItems": 1, "maxItems": 8, "items": {"anyOf": [
+                step("act", {"tool": tool}, ["tool"]),
+                step("extract", {"schema": {"type": "object"}}, ["schema"]),
+                step("code", {"template": text, "target": {"type": "string", "maxLength": 120}}, ["template"]),
+                step("finish", {"answer": output_schema or {}}, ["answer"]),
+            ]}},
+        },
+    }
+
+
 def history_line(record: StepRecord) -> str:
     """One executed step as the planner reads it in the history."""
     step = record.step
@@ -157,7 +185,7 @@ class OpenAIPlanner:
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": render_user_message(request)},
         ]
-        schema = Plan.model_json_schema(by_alias=True)
+        schema = plan_schema([t.name for t in request.tools], request.output_schema)
         attempts: list[Attempt] = []
         usage = [0, 0]
         completion: Completion | None = None
@@ -170,9 +198,9 @@ class OpenAIPlanner:
             usage[0] += completion.input_tokens
             usage[1] += completion.output_tokens
             try:
-                plan = Plan.model_validate_json(completion.text)
-            except ValidationError as exc:
-                error = _short_error(exc)
+                plan = Plan.model_validate(json.loads(completion.text, strict=False))
+            except (json.JSONDecodeError, ValidationError) as exc:
+                error = _short_error(exc) if isinstance(exc, ValidationError) else f"not JSON: {exc}"
                 if ask == 1:
                     raise PlannerError(
                         f"{self.endpoint.base_url} (model {self.endpoint.model}) gave an invalid plan "

@@ -1,0 +1,45 @@
+"""The local diffusion executor: agentpair's Executor protocol over executor_engine.Engine."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+from agentpair.models import FillRequest, FillResult, FillStats
+from executor_engine import Engine, FillInput, Sampler, ThresholdSampler
+
+
+class LocalDiffusionExecutor:
+    """Fills requests with a local diffusion LM; the engine runs in a worker thread."""
+
+    name = "local-diffusion"
+
+    def __init__(self, checkpoint: str | Path | None = None, device: str = "auto",
+                 dtype: str | None = None, sampler: Sampler | None = None,
+                 use_cache: bool = True):
+        if checkpoint is None:
+            raise ValueError("LocalDiffusionExecutor needs a checkpoint directory: no default "
+                             "model is shipped yet")
+        self.engine = Engine.load(checkpoint, device=device, dtype=dtype)
+        self.sampler = sampler or ThresholdSampler()
+        self.use_cache = use_cache
+        self._lock = threading.Lock()  # one engine call at a time
+
+    async def fill(self, requests: list[FillRequest]) -> list[FillResult]:
+        return await asyncio.to_thread(self._fill, requests)
+
+    def _fill(self, requests: list[FillRequest]) -> list[FillResult]:
+        inputs = [FillInput(r.instruction, r.context, r.schema_, r.template, dict(r.allowed))
+                  for r in requests]
+        try:
+            with self._lock:
+                outputs = self.engine.fill(inputs, self.sampler, self.use_cache)
+        except Exception as e:  # the whole batch failed (e.g. out of memory)
+            return [FillResult(error=f"{type(e).__name__}: {e}") for _ in requests]
+        return [
+            FillResult(value=o.value, error=o.error,
+                       stats=FillStats(forward_passes=o.nfe, tokens=o.tokens,
+                                       tokens_per_forward=o.tokens_per_forward, ms=o.ms))
+            for o in outputs
+        ]

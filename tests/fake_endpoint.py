@@ -1,0 +1,72 @@
+"""A scripted OpenAI-compatible endpoint on loopback for fault tests: answers from a queue."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    content: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    body: dict[str, Any] | None = None  # overrides the chat-completion body built from `content`
+    reject_json_schema: bool = False  # answer 500 to OpenAI's json_schema format, as llama.cpp does
+
+
+def completion(content: str) -> dict[str, Any]:
+    return {"id": "c1", "object": "chat.completion", "created": 0, "model": "fake",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
+
+
+class FakeEndpoint:
+    """`with FakeEndpoint([Reply(...), ...]) as fake: fake.base_url`; `fake.requests` holds what came."""
+
+    def __init__(self, replies: list[Reply]) -> None:
+        self.replies = list(replies)
+        self.requests: list[dict[str, Any]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.requests.append({"headers": dict(self.headers), "body": body})
+                reply = fake.replies.pop(0) if len(fake.replies) > 1 else fake.replies[0]
+                if reply.reject_json_schema and body.get("response_format", {}).get("type") == "json_schema":
+                    fake.replies.insert(0, reply)
+                    reply = Reply(500, body={"error": {"message": "response_format: Input should be 'text' or "
+                                                                  "'json_object'", "type": "internal_server_error"}})
+                time.sleep(reply.delay_s)
+                data = json.dumps(reply.body if reply.body is not None else completion(reply.content)).encode()
+                try:
+                    self.send_response(reply.status)
+                    for key, value in reply.headers.items():
+                        self.send_header(key, value)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> FakeEndpoint:
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()

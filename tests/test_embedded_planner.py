@@ -1,0 +1,104 @@
+"""The embedded planner on the real llama.cpp server: valid plans, the CLI, and no orphan process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentpair import OpenAIPlanner, Plan
+from agentpair.embedded import LlamaServer
+from agentpair.planner import PlanRequest, ToolInfo
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = [ToolInfo(name="click", description="click an element"), ToolInfo(name="type", description="type text")]
+
+
+def llama_servers() -> set[int]:
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if b"llama_cpp.server" in (entry / "cmdline").read_bytes():
+                    pids.add(int(entry.name))
+            except OSError:
+                pass
+    return pids
+
+
+def alive(pid: int) -> bool:
+    try:
+        return (Path(f"/proc/{pid}/stat").read_text().split()[2]) != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def server():
+    with LlamaServer() as running:
+        yield running
+
+
+async def test_openai_planner_on_llama_cpp_returns_a_validated_plan(server: LlamaServer) -> None:
+    planner = OpenAIPlanner(base_url=server.base_url, model="smollm2")
+    reply = await planner.plan(PlanRequest(goal="Log in as alice", tools=TOOLS,
+                                           page='- textbox "Username" [ref=e1]\n- button "Log in" [ref=e2]'))
+    await planner.aclose()
+    assert isinstance(reply.plan, Plan) and reply.plan.steps
+    assert all(s.tool in (None, "click", "type") for s in reply.plan.steps)
+    assert reply.input_tokens > 0 and reply.output_tokens > 0
+    # llama.cpp rejects OpenAI's json_schema format: auto mode switched without spending a retry
+    assert reply.attempts[-1]["format"] == "llamacpp"
+
+
+async def test_a_finish_answer_follows_the_output_schema(server: LlamaServer) -> None:
+    planner = OpenAIPlanner(base_url=server.base_url, model="smollm2", structured_output="llamacpp")
+    schema = {"type": "object", "properties": {"price": {"type": "number"}}, "required": ["price"]}
+    reply = await planner.plan(PlanRequest(goal="Report the price 12.5 as the answer now.", tools=TOOLS,
+                                           output_schema=schema))
+    await planner.aclose()
+    for step in reply.plan.steps:
+        if step.kind == "finish":
+            assert isinstance(step.answer, dict) and isinstance(step.answer["price"], (int, float))
+
+
+def test_cli_plan_with_no_environment_prints_a_valid_plan_and_leaves_no_server() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENTPAIR_"))}
+    before = llama_servers()
+    proc = subprocess.run([sys.executable, "-m", "agentpair.cli", "plan",
+                           "Log in as alice and open the billing page", "--json"],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    plan = Plan.model_validate_json(proc.stdout.strip().splitlines()[-1])
+    assert plan.steps
+    time.sleep(0.5)
+    assert llama_servers() - before == set()
+
+
+CHILD = """
+import sys, time
+sys.path.insert(0, {root!r})
+from agentpair.embedded import LlamaServer
+server = LlamaServer().start()
+print(server.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_server_dies_with_a_killed_parent() -> None:
+    parent = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT))], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    assert alive(child)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(child)
