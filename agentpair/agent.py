@@ -22,8 +22,9 @@ from agentpair.executor import Executor, fill_template
 from agentpair.models import FillRequest, FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
 from agentpair.render import executor_context
-from agentpair.tracing import Redactor, RunRecorder, default_trace_path
-from tools.base import Environment, Observation, Tool, Toolbox, ToolResult
+from agentpair.redaction import Redactor
+from agentpair.tracing import RunRecorder, default_trace_path
+from tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 
@@ -203,7 +204,7 @@ class Agent:
             with rec.span("start_task", "tools", attributes={"url": task.start_url or ""}):
                 await self.browser.start_task(  # type: ignore[attr-defined]
                     start_url=task.start_url, allowed_origins=task.allowed_origins, secrets=task.secrets)
-        observation = await self._observe(rec)
+        observation = await self._observe(rec, task)
         while True:
             if self._steps_done(run) >= task.max_steps:
                 run.stop_reason = f"max_steps ({task.max_steps}) reached"
@@ -218,9 +219,13 @@ class Agent:
     def _steps_done(self, run: _Run) -> int:
         return sum(1 for r in run.records if r.step.kind != "finish")
 
-    async def _observe(self, rec: RunRecorder) -> Observation:
+    async def _observe(self, rec: RunRecorder, task: Task) -> Observation:
         with rec.span("observe", "tools") as span:
             observation = await self.browser.observe()
+            if task.secrets:  # the environment should have masked them; never let one through
+                observation = observation.model_copy(update={
+                    field: mask_secrets(getattr(observation, field), task.secrets)
+                    for field in ("url", "title", "snapshot", "text")})
             span.set("agentpair.observation", observation)
         return observation
 
@@ -266,14 +271,14 @@ class Agent:
                 acted = acted or result is not None
                 changed = result is not None and result.changed_page
                 if not record.ok or changed or self._steps_done(run) >= run.task.max_steps:
-                    observation = await self._observe(rec)
+                    observation = await self._observe(rec, run.task)
                     if not record.ok or self._steps_done(run) >= run.task.max_steps:
                         return observation
                     pending, acted = pending[done:], False
                     break
             else:
                 pending = pending[len(batch):]
-        return await self._observe(rec) if acted else observation
+        return await self._observe(rec, run.task) if acted else observation
 
     def _fill_requests(self, step: Step, context: str, observation: Observation,
                        toolbox: Toolbox) -> list[FillRequest]:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agentpair.endpoint import Attempt, Completion, Endpoint, EndpointError, StructuredOutput
 from agentpair.models import Plan, StepRecord, Task
+from agentpair.redaction import Redactor
 
 SNAPSHOT_CHARS_FOR_PLANNER = 1500
 
@@ -105,7 +106,7 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
                  tools: list[ToolInfo]) -> PlanRequest:
     """Build the planner's view: short page text, task facts, and no secret values."""
     snapshot = getattr(observation, "snapshot", "") or ""
-    return PlanRequest(
+    request = PlanRequest(
         goal=task.goal,
         start_url=task.start_url,
         output_schema=task.output_schema,
@@ -117,6 +118,9 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
         history=[history_line(r) for r in history[-12:]],
         tools=tools,
     )
+    if not task.secrets:
+        return request
+    return PlanRequest.model_validate(Redactor(task.secrets).value(request.model_dump()))
 
 
 SYSTEM_PROMPT = """You are the planner of a web agent. You see the goal, the current page and \

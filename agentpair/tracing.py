@@ -27,43 +27,14 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from agentpair import __version__
+from agentpair.redaction import Redactor
 
 TRACE_FORMAT = "agentpair-trace"
 TRACE_VERSION = 1
 CATEGORY = "agentpair.category"
 RUN_ID = "agentpair.run_id"
-REDACTED = "[REDACTED]"
 
 _current_run: contextvars.ContextVar[str | None] = contextvars.ContextVar("agentpair_run", default=None)
-
-
-class Redactor:
-    """Replaces secret values by their placeholders and keys by [REDACTED], in any JSON value."""
-
-    def __init__(self, secrets: dict[str, str] | None = None, keys: list[str] | None = None) -> None:
-        pairs = [(v, "{{secret:" + k + "}}") for k, v in (secrets or {}).items() if v]
-        pairs += [(k, REDACTED) for k in keys or [] if k and k != "not-needed"]
-        self._pairs = sorted(pairs, key=lambda p: -len(p[0]))
-
-    def add_secret(self, value: str, placeholder: str = REDACTED) -> None:
-        if value:
-            self._pairs.append((value, placeholder))
-            self._pairs.sort(key=lambda p: -len(p[0]))
-
-    def text(self, text: str) -> str:
-        for value, placeholder in self._pairs:
-            if value in text:
-                text = text.replace(value, placeholder)
-        return text
-
-    def value(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(str(k)): self.value(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self.value(v) for v in value]
-        return value
 
 
 def span_record(span: ReadableSpan) -> dict[str, Any]:

@@ -40,7 +40,7 @@ class FakeEndpoint:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                fake.requests.append({"headers": dict(self.headers), "body": body})
+                fake.requests.append({"headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
                 reply = fake.replies.pop(0) if len(fake.replies) > 1 else fake.replies[0]
                 if reply.reject_json_schema and body.get("response_format", {}).get("type") == "json_schema":
                     fake.replies.insert(0, reply)

@@ -1,0 +1,33 @@
+"""Redaction: secret values become their placeholders and API keys become [REDACTED], in any JSON value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tools.base import secret_placeholder
+
+REDACTED = "[REDACTED]"
+
+
+class Redactor:
+    """Replaces secret values by their placeholders and keys by [REDACTED], in any JSON value."""
+
+    def __init__(self, secrets: dict[str, str] | None = None, keys: list[str] | None = None) -> None:
+        pairs = [(v, secret_placeholder(k)) for k, v in (secrets or {}).items() if v]
+        pairs += [(k, REDACTED) for k in keys or [] if k and k != "not-needed"]
+        self._pairs = sorted(pairs, key=lambda p: -len(p[0]))
+
+    def text(self, text: str) -> str:
+        for value, placeholder in self._pairs:
+            if value in text:
+                text = text.replace(value, placeholder)
+        return text
+
+    def value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(str(k)): self.value(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.value(v) for v in value]
+        return value
