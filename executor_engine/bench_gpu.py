@@ -55,8 +55,8 @@ def bench(shape: dict, device: torch.device, dtype: torch.dtype, context: int, c
         at = torch.arange(context, context + canvas, device=device).expand(b, -1)  # [b, canvas]
         prefix = model(ctx)[1]
         pos = at.clone()
-        uncached = timed_ms(lambda: model(full, logits_at=at), device, repeats)
-        cached = timed_ms(lambda: model(cnv, pos, prefix=prefix), device, repeats)
+        uncached = timed_ms(lambda x=full, a=at: model(x, logits_at=a), device, repeats)
+        cached = timed_ms(lambda x=cnv, p=pos, kv=prefix: model(x, p, prefix=kv), device, repeats)
         rows.append({"batch": b, "uncached_ms": round(uncached, 3), "cached_ms": round(cached, 3),
                      "speedup": round(uncached / cached, 2),
                      "canvas_forwards_per_s_cached": round(1000 * b / cached, 1)})

@@ -34,6 +34,8 @@ class Vocab:
             ".": self._where(lambda s: s == "."),
             "pad": self.ids_mask([pad_id]),
         }
+        self._class_of = {int(t): name for name in ("D", "-", ".", "pad")
+                          for t in self.classes[name].nonzero().flatten().tolist()}
         self._cache: dict[Any, Tensor] = {}
 
     def _where(self, pred: Any) -> Tensor:
@@ -53,10 +55,8 @@ class Vocab:
         return self.tokenizer.encode(text, add_special_tokens=False).ids
 
     def token_class(self, tok: int) -> str | None:
-        for name in ("pad", "D", "-", "."):
-            if self.classes[name][tok]:
-                return name
-        return None
+        """The number-syntax class of a token: "D" (digits), "-", ".", "pad" or None."""
+        return self._class_of.get(tok)
 
 
 class Slot:
