@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--json", action="store_true", help="print the plan as JSON")
     _planner_options(plan)
     plan.set_defaults(handler=_plan)
+
+    from agentpair.cli_bench import add_bench_commands
+
+    add_bench_commands(sub)
     return parser
 
 
