@@ -74,7 +74,7 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
 
     def step(kind: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
         return {"type": "object", "additionalProperties": False, "required": ["kind", "instruction", *required],
-                "properties": {"kind": {"const": kind}, "instruction": {"type": "string", "maxLength": 160},
+                "properties": {"kind": {"const": kind}, "instruction": {"type": "string", "maxLength": 120},
                                **props}}
 
     text = {"type": "string", "minLength": 1, "maxLength": 400}
@@ -82,8 +82,8 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
     return {
         "type": "object", "additionalProperties": False, "required": ["thought", "steps"],
         "properties": {
-            "thought": {"type": "string", "maxLength": 200},
-            "steps": {"type": "array", "minItems": 1, "maxItems": 8, "items": {"anyOf": [
+            "thought": {"type": "string", "maxLength": 120},
+            "steps": {"type": "array", "minItems": 1, "maxItems": 6, "items": {"anyOf": [
                 step("act", {"tool": tool}, ["tool"]),
                 step("extract", {"schema": {"type": "object"}}, ["schema"]),
                 step("code", {"template": text, "target": {"type": "string", "maxLength": 120}}, ["template"]),
