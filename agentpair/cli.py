@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agentpair.cli_bench import add_bench_commands
 
     add_bench_commands(sub)
+    from agentpair.cli_trace import add_trace_commands
+
+    add_trace_commands(sub)
     return parser
 
 
