@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Iterator
+from itertools import zip_longest
 from typing import Any, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict
@@ -237,8 +239,15 @@ def _tool_call(recording: Recording, name: str, arguments: Any) -> SpanRecord:
 
 
 def recorded_tool_schemas(tree: RunTree) -> dict[str, dict[str, Any]]:
-    """Each tool's argument schema, from the fill requests of the act steps that named it."""
+    """Each tool's argument schema, from the fill requests that were filled for it."""
     schemas: dict[str, dict[str, Any]] = {}
+    for tool, schema in [*_schemas_by_step(tree), *_schemas_by_call(tree)]:
+        schemas.setdefault(tool, schema)
+    return schemas
+
+
+def _schemas_by_step(tree: RunTree) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(tool, schema) of each tool-argument request made for an act step of its iteration's plan."""
     for chat in tree.planner_calls():
         plan = chat.data("agentpair.plan", {})
         acts: dict[str, str] = {}
@@ -246,11 +255,26 @@ def recorded_tool_schemas(tree: RunTree) -> dict[str, dict[str, Any]]:
             if step.get("kind") == "act":
                 acts.setdefault(step.get("instruction", ""), step.get("tool", ""))
         for fill in (f for f in tree.fills() if f.iteration == chat.iteration):
-            for request in fill.data("agentpair.fill_requests", []):
-                tool = acts.get(request.get("instruction")) if request.get("kind") == "tool_args" else None
-                if tool and request.get("schema"):
-                    schemas.setdefault(tool, request["schema"])
-    return schemas
+            for request, _ in _tool_args(fill):
+                if request.get("instruction") in acts:
+                    yield acts[request["instruction"]], request["schema"]
+
+
+def _schemas_by_call(tree: RunTree) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(tool, schema) of each tool-argument request whose filled value became a tool call's arguments."""
+    fills = tree.fills()
+    for call in tree.tool_calls():
+        fill = next((f for f in reversed(fills) if f.end_ns <= call.start_ns), None)
+        for request, value in _tool_args(fill) if fill else []:
+            if value == call.data("gen_ai.tool.call.arguments"):
+                yield str(call.attr("gen_ai.tool.name")), request["schema"]
+
+
+def _tool_args(fill: SpanRecord) -> list[tuple[dict[str, Any], Any]]:
+    """(request, filled value) for a fill's tool-argument requests (value None where it failed)."""
+    pairs = zip_longest(fill.data("agentpair.fill_requests", []), fill.data("agentpair.fill_results", []),
+                        fillvalue={})
+    return [(r, v.get("value")) for r, v in pairs if r.get("kind") == "tool_args" and r.get("schema")]
 
 
 class RecordedEnvironment:
