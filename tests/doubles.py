@@ -68,10 +68,12 @@ class Args(BaseModel):
 class SleepyEnvironment:
     """An environment whose observe and tool calls sleep known durations."""
 
-    def __init__(self, observe_s: float = 0.0, tool_s: float = 0.0, changes_page: bool = True) -> None:
+    def __init__(self, observe_s: float = 0.0, tool_s: float = 0.0, changes_page: bool = True,
+                 button: str = "Go") -> None:
         self.observe_s = observe_s
         self.tool_s = tool_s
         self.changes_page = changes_page
+        self.button = button
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.observations = 0
         self.spent_s = 0.0
@@ -82,7 +84,7 @@ class SleepyEnvironment:
         await asyncio.sleep(self.observe_s)
         self.spent_s += time.perf_counter() - started
         return Observation(url="http://127.0.0.1/page", title=f"Page {self.observations}",
-                           snapshot='- button "Go" [ref=e1]\n- textbox "Name" [ref=e2]', refs=["e1", "e2"])
+                           snapshot=f'- button "{self.button}" [ref=e1]\n- textbox "Name" [ref=e2]', refs=["e1", "e2"])
 
     def tools(self) -> list[Tool]:
         async def run(name: str, args: Args) -> ToolResult:
