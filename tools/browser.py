@@ -14,6 +14,7 @@ import asyncio
 import os
 import shutil
 import time
+from contextlib import suppress
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -79,10 +80,13 @@ class Browser:
         self._typed_passwords: list[str] = []
         self._inflight: set[Request] = set()
         self._navigations = 0
+        self._navigation_url = ""
         self._pw: Playwright | None = None
         self._browser: PwBrowser | None = None
         self._context: BrowserContext | None = None
         self._routed: set[int] = set()
+        self._loading: set[Route] = set()
+        self._deciding = 0
 
     # ---- lifecycle -------------------------------------------------------------------------
     async def __aenter__(self) -> Browser:
@@ -195,14 +199,24 @@ class Browser:
 
     async def _block(self, route: Route, request: Request, kind: str, detail: str) -> None:
         navigation = request.is_navigation_request()
+        if navigation and self._frameless(request):  # a popup's first navigation
+            kind, detail = "popup", f"a popup window tried to open {request.url}: {detail}"
         self.record(kind, request.url, detail, violation=navigation)
-        if navigation:
-            await route.fulfill(status=204)  # the page stays where it was
-        else:
+        if not navigation:
             await route.abort("blockedbyclient")
+            return
+        await route.fulfill(status=204)  # the page stays where it was
 
     async def _fetch_checking_redirect(self, route: Route, request: Request) -> None:
-        response = await route.fetch(max_redirects=0, timeout=self.navigation_timeout_ms)
+        self._loading.add(route)
+        try:
+            response = await route.fetch(max_redirects=0, timeout=self.navigation_timeout_ms)
+        except PlaywrightError:
+            with suppress(PlaywrightError):
+                await route.abort("aborted")
+            return
+        finally:
+            self._loading.discard(route)
         location = response.headers.get("location")
         if 300 <= response.status < 400 and location:
             target = resolve_url(location, request.url)
@@ -213,15 +227,31 @@ class Browser:
                 return
         await route.fulfill(response=response)
 
+    async def stop_loading(self) -> None:
+        """Abandon navigations still waiting for their server, so the next action starts clean."""
+        routes, self._loading = self._loading, set()
+        for route in routes:
+            with suppress(PlaywrightError):
+                await route.abort("aborted")
+
     def _on_request(self, request: Request) -> None:
         self._inflight.add(request)
         if request.is_navigation_request() and self._is_main_frame(request):
             self._navigations += 1
+            self._navigation_url = request.url
         if request.redirected_from is not None and not self.policy.allows(request.url):
             self.record("redirect", request.url, f"a redirect chain reached {origin_of(request.url)}")
 
     def _on_request_done(self, request: Request) -> None:
         self._inflight.discard(request)
+
+    @staticmethod
+    def _frameless(request: Request) -> bool:
+        try:
+            request.frame
+        except PlaywrightError:
+            return True
+        return False
 
     def _is_main_frame(self, request: Request) -> bool:
         try:
@@ -232,17 +262,25 @@ class Browser:
     async def _on_popup(self, popup: Page) -> None:
         if await popup.opener() is None:
             return  # a page opened by the caller or by start_task, not by a page
+        self._deciding += 1
         try:
-            await popup.wait_for_load_state("commit", timeout=self.action_timeout_ms)
-        except PlaywrightError:
-            pass
+            await self._decide_popup(popup)
+        finally:
+            self._deciding -= 1
+
+    async def _decide_popup(self, popup: Page) -> None:
+        deadline = time.perf_counter() + self.action_timeout_ms / 1000
+        while popup.url in ("", "about:blank") and time.perf_counter() < deadline:
+            await asyncio.sleep(0.02)  # wait until it commits; a blocked one never does
+        if popup.is_closed():
+            return
         if popup.url not in ("", "about:blank") and self.policy.allows(popup.url):
             self._hook_page(popup)
             opener, self._page = self._page, popup
             popup.on("close", lambda _: self._restore(opener))
             self.record("popup", popup.url, f"a new tab opened at {popup.url}; acting on it now", violation=False)
             return
-        self.record("popup", popup.url, f"closed a popup window ({popup.url or 'blank'})")
+        self.record("popup", popup.url, f"closed a popup window ({popup.url or 'blank'})", violation=False)
         await popup.close()
 
     def _restore(self, opener: Page | None) -> None:
@@ -328,6 +366,11 @@ class Browser:
             if self._navigations != navigations:
                 await self._settle_navigation()
             await self._settle_requests()
+        except PlaywrightTimeout as exc:
+            navigated = self._navigations != navigations
+            await self.stop_loading()
+            error = f"timed out waiting for {self._navigation_url} to load" if navigated else describe_error(exc)
+            return self._result(name, started, url_before, error=error)
         except (BrowserError, PlaywrightError) as exc:
             return self._result(name, started, url_before, error=describe_error(exc))
         return self._result(name, started, url_before, output=output, mutates=mutates)
@@ -353,16 +396,17 @@ class Browser:
         try:
             await self.page.wait_for_load_state("load", timeout=self.navigation_timeout_ms)
         except PlaywrightTimeout:
+            await self.stop_loading()
             raise BrowserError(
                 f"timed out after {self.navigation_timeout_ms / 1000:g} s waiting for "
-                f"{self.page.url} to finish loading (it may be partly shown)"
+                f"{self.page.url} to finish loading; loading was stopped"
             ) from None
 
     async def _settle_requests(self, limit_s: float = 2.0) -> None:
-        """Give requests the action started (fetches, XHR) a moment to finish."""
+        """Give requests the action started (fetches, XHR) and popups a moment to settle."""
         await asyncio.sleep(0.03)
         deadline = time.perf_counter() + limit_s
-        while self._inflight and time.perf_counter() < deadline:
+        while (self._inflight or self._deciding) and time.perf_counter() < deadline:
             await asyncio.sleep(0.02)
 
     async def locate(self, ref: str):

@@ -86,9 +86,10 @@ async def goto(browser: Browser, url: str) -> ToolResult:
         try:
             await browser.page.goto(target, wait_until="load", timeout=browser.navigation_timeout_ms)
         except PlaywrightTimeout:
+            await browser.stop_loading()
             raise BrowserError(
                 f"timed out after {browser.navigation_timeout_ms / 1000:g} s waiting for {target} "
-                "to finish loading (it may be partly shown)"
+                "to finish loading; loading was stopped"
             ) from None
         return f"opened {browser.page.url}"
 
@@ -172,10 +173,11 @@ async def scroll(browser: Browser, direction: str = "down") -> ToolResult:
 async def go_back(browser: Browser) -> ToolResult:
     async def act() -> str:
         before = browser.page.url
-        await browser.page.go_back(wait_until="load")
+        response = await browser.page.go_back(wait_until="load")
         if browser.page.url == "about:blank" != before:
             await browser.page.go_forward(wait_until="load")  # the blank tab a run starts from
-        if browser.page.url == before:
+            response = None
+        if response is None and browser.page.url == before:
             raise BrowserError("there is no previous page to go back to")
         return f"went back to {browser.page.url}"
 
@@ -190,6 +192,7 @@ async def wait_for(browser: Browser, text: str = "", ref: str = "", timeout_ms: 
         try:
             await locator.wait_for(state="visible", timeout=timeout_ms)
         except PlaywrightTimeout:
+            await browser.stop_loading()
             raise BrowserError(f"{text or ref!r} did not appear within {timeout_ms} ms") from None
         return f"{text or ref!r} is visible"
 
