@@ -166,7 +166,8 @@ def step_line(step: dict[str, Any]) -> str:
     kind, tool = step.get("kind", "?"), step.get("tool")
     what = f"{kind} {tool}" if tool else kind
     if kind == "finish":
-        return f"finish: {step.get('answer')!r}"
+        answer = step.get("answer")
+        return f"finish: {step.get('instruction', '')}" + (f" -> {answer!r}" if answer is not None else "")
     return f"{what}: {step.get('instruction', '')}"
 
 

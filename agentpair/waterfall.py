@@ -19,14 +19,17 @@ body{font:13px/1.4 system-ui,sans-serif;margin:16px;color:#222;background:#fff}
 h1{font-size:18px;margin:0 0 4px} .meta{color:#555;margin:0 0 12px}
 table{border-collapse:collapse;margin:0 16px 12px 0;display:inline-table;vertical-align:top}
 td,th{border:1px solid #ddd;padding:2px 8px;text-align:right} th{background:#f4f4f4}
-td:first-child,th:first-child{text-align:left}
+td:first-child,th:first-child,td.text{text-align:left}
 .layout{display:flex;gap:12px;align-items:flex-start}
 #waterfall{flex:1;min-width:0;border:1px solid #ddd}
 .row{display:flex;align-items:center;height:20px;border-bottom:1px solid #f0f0f0;cursor:pointer}
 .row:hover,.row.selected{background:#eef4ff}
 .label{width:280px;flex:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;
   padding-left:calc(var(--depth) * 14px + 4px);box-sizing:border-box}
+.ms{float:right;color:#888;padding-right:6px}
 .track{position:relative;flex:1;height:14px}
+.axis{height:18px;color:#888;font-size:11px;border-bottom:1px solid #ddd}
+.tick{position:absolute;top:2px;border-left:1px solid #ccc;padding-left:2px;white-space:nowrap}
 .bar{position:absolute;top:0;height:14px;min-width:1px;border-radius:2px}
 .bar.error{outline:2px solid #d00}
 .cat-planner{background:#4c78a8}.cat-executor{background:#f58518}.cat-tools{background:#54a24b}
@@ -50,7 +53,7 @@ function show(row) {
   for (const [key, value] of Object.entries(s.attributes)) { add('b', key); add('pre', value); }
   for (const event of s.events) { add('b', 'event ' + event.name); add('pre', event.attributes); }
 }
-document.querySelectorAll('.row').forEach(row => {
+document.querySelectorAll('.row[data-span-id]').forEach(row => {
   row.addEventListener('click', () => show(row));
 });
 """
@@ -61,7 +64,7 @@ def render_waterfall(tree: RunTree, summary: TraceSummary | None = None) -> str:
     summary = summary or summarize(tree)
     start = min((s.start_ns for s in tree.spans), default=0)
     total_ns = max((s.end_ns for s in tree.spans), default=start) - start
-    rows = "\n".join(_row(span, start, total_ns) for root in tree.roots for span in root.walk())
+    rows = "\n".join([_axis(total_ns), *(_row(span, start, total_ns) for root in tree.roots for span in root.walk())])
     data = json.dumps({s.span_id: _details(s, start) for s in tree.spans}, ensure_ascii=False)
     data = data.replace("</", "<\\/")  # no "</script>" inside the script element
     legend = "".join(f'<span class="cat-{c}"></span>{c}' for c in (*COLUMNS, "startup"))
@@ -101,10 +104,16 @@ def _row(span: SpanRecord, start_ns: int, total_ns: int) -> str:
     ms = (span.end_ns - span.start_ns) / 1e6
     error = " error" if span.status == "ERROR" else ""
     return (f'<div class="row" data-span-id="{escape(span.span_id)}" style="--depth:{span.depth}">'
-            f'<div class="label">{escape(span.name)}</div><div class="track">'
+            f'<div class="label">{escape(span.name)}<span class="ms">{ms:.1f} ms</span></div><div class="track">'
             f'<div class="bar cat-{escape(category)}{error}" data-duration-ms="{ms:.3f}" '
             f'style="left:{left:.4f}%;width:{width:.4f}%" title="{escape(span.name)}: {ms:.1f} ms">'
             f'</div></div></div>')
+
+
+def _axis(total_ns: int, ticks: int = 5) -> str:
+    marks = "".join(f'<span class="tick" style="left:{100 * i / ticks:.1f}%">{total_ns * i / ticks / 1e6:.0f} ms</span>'
+                    for i in range(ticks))
+    return f'<div class="row axis"><div class="label">span</div><div class="track">{marks}</div></div>'
 
 
 def _details(span: SpanRecord, start_ns: int) -> dict[str, Any]:
@@ -135,7 +144,11 @@ def _warnings(summary: TraceSummary) -> str:
 
 
 def _table(caption: str, head: list[str], rows: list[list[str]]) -> str:
-    cells = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    def cell(text: str) -> str:
+        numeric = text.replace(".", "").replace("%", "").replace("/", "").isdigit()
+        return f"<td>{escape(text)}</td>" if numeric else f'<td class="text">{escape(text)}</td>'
+
+    cells = "".join("<tr>" + "".join(cell(c) for c in row) + "</tr>" for row in rows)
     return (f"<table><caption>{escape(caption)}</caption><tr>"
             + "".join(f"<th>{escape(h)}</th>" for h in head) + f"</tr>{cells}</table>")
 
