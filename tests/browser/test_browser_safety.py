@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from conftest import SECRETS
+from tests.browser.conftest import SECRETS
 from tools.browser import Browser
 from tools.snapshot import find_ref
 
