@@ -136,7 +136,7 @@ async def replay(
         divergence = exc.divergence
     except EndOfRecording as exc:
         warnings.append(f"{exc} (the recorded run did not finish): only its recorded prefix was replayed")
-    except Exception as exc:  # the run failed: compared with a recorded failure below
+    except RuntimeError as exc:  # the run failed (a recorded failure replays as one): compared below
         ended = {"error": str(exc)}
     wall = run.wall_s if run is not None else time.perf_counter() - started
     if ended:

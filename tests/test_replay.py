@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from agentpair import Agent
+from agentpair.planner import PlannerError, PlanReply, PlanRequest
 from agentpair.replay import replay
 from agentpair.trace_reader import load_trace
-from tests.doubles import ScriptedExecutor
+from tests.doubles import ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
 from tests.trace_runs import FILLS, SECRETS, doubles, edit_span, record_run
 
 
@@ -134,3 +136,30 @@ async def test_finishing_early_is_an_outcome_divergence(recorded: Path) -> None:
     assert (d.iteration, d.kind) == (2, "outcome")
     assert d.expected["answer"] == {"title": "Page 3"} and d.actual["answer"] == 1
     assert d.actual["remaining_calls"] == 2  # the extract's fill, and the last planner call
+
+
+class FailingPlanner(ScriptedPlanner):
+    """Plans once, then fails as an unreachable endpoint would."""
+
+    async def plan(self, request: PlanRequest) -> PlanReply:
+        if self.requests:
+            raise PlannerError("http://127.0.0.1:9 is unreachable")
+        return await super().plan(request)
+
+
+async def test_recorded_failures_replay_as_they_happened(tmp_path: Path) -> None:
+    path = tmp_path / "failed.jsonl"
+    plans = [{"steps": [{"kind": "act", "tool": "fly", "instruction": "fly away"},
+                        {"kind": "act", "tool": "click", "instruction": "click Go"}]}]
+    agent = Agent(FailingPlanner(plans), ScriptedExecutor([{"ref": "e1"}]), SleepyEnvironment(), trace_dir=tmp_path)
+    run = await agent.run("fly", trace=path)
+    assert run.stop_reason == "planner error: http://127.0.0.1:9 is unreachable" and not run.finished
+    result = await replay(path)
+    assert result.matched and result.success and result.stop_reason == run.stop_reason
+
+    agent = Agent(ScriptedPlanner([{"steps": plans[0]["steps"][:1]}]), ScriptedExecutor([]), SleepyEnvironment(),
+                  trace_dir=tmp_path)
+    run = await agent.run("fly", max_steps=2, trace=path)  # unknown tool, twice: no fill, no tool call
+    assert "max_steps" in run.stop_reason
+    result = await replay(path)
+    assert result.matched and result.success and result.iterations == 2
