@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from itertools import zip_longest
 from typing import Any, Literal, NoReturn
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentpair.executor import Executor
 from agentpair.models import FillRequest, FillResult, Plan
@@ -27,13 +27,13 @@ OBSERVATION_FIELDS = ("url", "title", "snapshot", "text", "refs")
 class Divergence(BaseModel):
     """Where a replay first did something else than the recorded run, and what differed."""
 
-    iteration: int
-    step: int
+    iteration: int = Field(description="the loop iteration (0: before the first planner call)")
+    step: int = Field(description="the call's place in its iteration: 1 the planner, then fills, tools, observes")
     kind: DivergenceKind
-    span: str = ""
+    span: str = Field("", description="the recorded span it was checked against")
     message: str
-    expected: Any = None
-    actual: Any = None
+    expected: Any = Field(None, description="the recorded values that differ (None: no such call recorded)")
+    actual: Any = Field(None, description="the replay's values for them")
 
 
 class DivergenceError(Exception):
