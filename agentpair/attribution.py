@@ -39,16 +39,18 @@ def categorize(
         for cat, s, e in intervals
         if cat in CATEGORY_PRIORITY and min(e, wall_end) > max(s, wall_start)
     ]
-    edges = sorted({wall_start, wall_end, *(s for _, s, _ in clipped), *(e for _, _, e in clipped)})
+    # sweep the edges in time order, keeping how many intervals of each category are open
+    edges = sorted([(s, 1, cat) for cat, s, _ in clipped] + [(e, -1, cat) for cat, _, e in clipped])
+    open_count = {cat: 0 for cat in CATEGORY_PRIORITY}
     totals = {cat: 0.0 for cat in CATEGORY_PRIORITY}
-    covered = 0.0
-    for left, right in zip(edges, edges[1:]):
-        active = {cat for cat, s, e in clipped if s <= left and e >= right}
-        for cat in CATEGORY_PRIORITY:
-            if cat in active:
-                totals[cat] += right - left
-                covered += right - left
-                break
+    covered, previous = 0.0, wall_start
+    for time_s, delta, cat in edges:
+        active = next((c for c in CATEGORY_PRIORITY if open_count[c]), None)
+        if active is not None:
+            totals[active] += time_s - previous
+            covered += time_s - previous
+        open_count[cat] += delta
+        previous = time_s
     result = {"planner": totals["planner"], "executor": totals["executor"], "tools": totals["tools"]}
     result["framework"] = max(0.0, (wall_end - wall_start) - covered)
     return result

@@ -6,6 +6,7 @@ fills), a description, and an async function that carries the call out.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -74,6 +75,11 @@ class ToolResult(BaseModel):
 ToolFn = Callable[[BaseModel], Awaitable[ToolResult]]
 
 
+@functools.cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
 class Tool(BaseModel):
     """A named action: its argument model's JSON schema is what the executor fills."""
 
@@ -85,7 +91,8 @@ class Tool(BaseModel):
     run: ToolFn = Field(exclude=True)
 
     def args_schema(self) -> dict[str, Any]:
-        return self.args_model.model_json_schema()
+        """The argument model's JSON schema (computed once per model; do not mutate it)."""
+        return _json_schema(self.args_model)
 
     async def __call__(self, arguments: dict[str, Any]) -> ToolResult:
         started = time.perf_counter()
