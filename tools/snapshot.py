@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from tools.base import mask_secrets
 
 REF = re.compile(r"\[ref=([A-Za-z0-9]+)\]")
-ROLE = re.compile(r"^\s*- ([a-z]+)")
+ROLE = re.compile(r"^\s*- '?([a-z]+)")  # YAML quotes lines whose names hold a colon
 INTERACTIVE = {
     "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
@@ -39,7 +39,7 @@ def refs_in(snapshot: str) -> list[str]:
 def find_ref(snapshot: str, role: str, name: str = "", exact: bool = False) -> str:
     """The ref of the first element with this role whose name matches (case-insensitive
     substring, or whole name when exact); LookupError lists the candidates otherwise."""
-    pattern = re.compile(rf'^\s*- {re.escape(role)}(?![a-z])(?: "((?:[^"\\]|\\.)*)")?')
+    pattern = re.compile(rf"""^\s*- '?{re.escape(role)}(?![a-z])(?: "((?:[^"\\]|\\.)*)")?""")
     candidates = []
     for line in snapshot.splitlines():
         match = pattern.match(line)
