@@ -18,7 +18,7 @@ from opentelemetry.trace import SpanKind
 
 from agentpair.attribution import categorize
 from agentpair.events import AgentEvent
-from agentpair.executor import Executor, fill_template
+from agentpair.executor import Executor
 from agentpair.models import FillRequest, FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
 from agentpair.render import executor_context
@@ -166,8 +166,10 @@ class Agent:
 
     def _header(self, task: Task) -> dict[str, Any]:
         identity = lambda part: part.identity() if hasattr(part, "identity") else {"name": type(part).__name__}
+        tools = [{"name": t.name, "description": t.description, "args_schema": t.args_schema()}
+                 for t in [*self.browser.tools(), *self.extra_tools]]
         return {"agent": self.name, "planner": identity(self.planner), "executor": identity(self.executor),
-                "environment": type(self.browser).__name__, "task": task.public_view(),
+                "environment": type(self.browser).__name__, "tools": tools, "task": task.public_view(),
                 "startup_s": self.startup_s}
 
     async def _run(self, task: Task, rec: RunRecorder) -> RunResult:
@@ -210,7 +212,8 @@ class Agent:
                 run.stop_reason = f"max_steps ({task.max_steps}) reached"
                 return
             run.iteration += 1
-            with rec.span(f"iteration {run.iteration}", attributes={"agentpair.iteration": run.iteration}):
+            rec.iteration = run.iteration
+            with rec.span(f"iteration {run.iteration}"):
                 reply = await self._plan(rec, run, observation, toolbox)
                 observation = await self._execute(rec, run, reply.plan, observation, toolbox)
             if run.finished:

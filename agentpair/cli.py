@@ -7,19 +7,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
 from rich.console import Console
 
 from agentpair import __version__
+from agentpair.errors import UsageError
 
 console = Console(stderr=True)
-
-
-class UsageError(Exception):
-    """A usage or configuration error: printed without a traceback, exit code 2."""
 
 
 def _planner_from_args(args: argparse.Namespace) -> Any:

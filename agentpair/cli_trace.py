@@ -11,21 +11,20 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from agentpair.cli import UsageError, console
+from agentpair.cli import console
+from agentpair.errors import UsageError
 from agentpair.replay import ReplayResult, replay
 from agentpair.trace_reader import RunTree, TraceError, load_trace
 from agentpair.trace_summary import TraceSummary, summarize
 from agentpair.waterfall import write_waterfall
 
 COLUMNS = ("planner", "executor", "tools", "framework")
-Handler = Callable[[argparse.Namespace], Awaitable[int]]
 
 
 def add_trace_commands(sub: Any) -> None:
@@ -35,11 +34,11 @@ def add_trace_commands(sub: Any) -> None:
     summary = trace_sub.add_parser("summary", help="time by category, tool and iteration; tokens")
     summary.add_argument("trace", help="a trace file (.jsonl) written by a run")
     summary.add_argument("--json", action="store_true", help="print the summary as JSON")
-    summary.set_defaults(handler=_guarded(_summary))
+    summary.set_defaults(handler=_summary)
     html = trace_sub.add_parser("html", help="write a self-contained waterfall page of the run")
     html.add_argument("trace", help="a trace file (.jsonl) written by a run")
     html.add_argument("-o", "--output", required=True, help="the HTML file to write")
-    html.set_defaults(handler=_guarded(_html))
+    html.set_defaults(handler=_html)
 
     rerun = sub.add_parser("replay", help="re-run a traced run's loop on its recorded plans and check it")
     rerun.add_argument("trace", help="a trace file (.jsonl) written by a run")
@@ -51,21 +50,7 @@ def add_trace_commands(sub: Any) -> None:
                        help="a secret's value for a live replay (repeatable)")
     rerun.add_argument("--write-trace", metavar="PATH", help="also trace the replay to PATH")
     rerun.add_argument("--json", action="store_true", help="print the result as JSON")
-    rerun.set_defaults(handler=_guarded(_replay))
-
-
-def _guarded(handler: Handler) -> Handler:
-    """The handler, with usage errors printed and exit 2 here: under `python -m agentpair.cli`,
-    cli's `main` catches the UsageError of another copy of the module."""
-
-    async def run(args: argparse.Namespace) -> int:
-        try:
-            return await handler(args)
-        except UsageError as exc:
-            console.print(f"[red]error:[/red] {exc}", highlight=False)
-            return 2
-
-    return run
+    rerun.set_defaults(handler=_replay)
 
 
 def _load(path: str) -> RunTree:

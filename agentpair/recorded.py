@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterator
-from itertools import zip_longest
 from typing import Any, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,7 +14,8 @@ from agentpair.executor import Executor
 from agentpair.models import FillRequest, FillResult, Plan
 from agentpair.planner import PlannerError, PlanReply, PlanRequest
 from agentpair.trace_reader import RunTree, SpanRecord, decode
-from agentpair.tracing import Redactor, _attr_value, _plain
+from agentpair.redaction import Redactor
+from agentpair.tracing import attr_value, plain
 from tools.base import Environment, Observation, Tool, ToolResult
 
 DivergenceKind = Literal["planner_request", "fill_request", "tool_call", "observation", "outcome"]
@@ -76,7 +75,7 @@ class Recording:
 
     def normal(self, value: Any) -> Any:
         """A value as the trace would hold it: secrets redacted, through JSON and back."""
-        return decode(_attr_value(self.redactor.value(_plain(value))))
+        return decode(attr_value(self.redactor.value(plain(value))))
 
     def next(self, kind: DivergenceKind, actual: Any) -> SpanRecord:
         """Advance to the replay's next call of this kind; return the recorded call it must match."""
@@ -238,59 +237,15 @@ def _tool_call(recording: Recording, name: str, arguments: Any) -> SpanRecord:
     return span
 
 
-def recorded_tool_schemas(tree: RunTree) -> dict[str, dict[str, Any]]:
-    """Each tool's argument schema, from the fill requests that were filled for it."""
-    schemas: dict[str, dict[str, Any]] = {}
-    for tool, schema in [*_schemas_by_step(tree), *_schemas_by_call(tree)]:
-        schemas.setdefault(tool, schema)
-    return schemas
-
-
-def _schemas_by_step(tree: RunTree) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(tool, schema) of each tool-argument request made for an act step of its iteration's plan."""
-    for chat in tree.planner_calls():
-        plan = chat.data("agentpair.plan", {})
-        acts: dict[str, str] = {}
-        for step in plan.get("steps", []) if isinstance(plan, dict) else []:
-            if step.get("kind") == "act":
-                acts.setdefault(step.get("instruction", ""), step.get("tool", ""))
-        for fill in (f for f in tree.fills() if f.iteration == chat.iteration):
-            for request, _ in _tool_args(fill):
-                if request.get("instruction") in acts:
-                    yield acts[request["instruction"]], request["schema"]
-
-
-def _schemas_by_call(tree: RunTree) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(tool, schema) of each tool-argument request whose filled value became a tool call's arguments."""
-    fills = tree.fills()
-    for call in tree.tool_calls():
-        fill = next((f for f in reversed(fills) if f.end_ns <= call.start_ns), None)
-        for request, value in _tool_args(fill) if fill else []:
-            if value == call.data("gen_ai.tool.call.arguments"):
-                yield str(call.attr("gen_ai.tool.name")), request["schema"]
-
-
-def _tool_args(fill: SpanRecord) -> list[tuple[dict[str, Any], Any]]:
-    """(request, filled value) for a fill's tool-argument requests (value None where it failed)."""
-    pairs = zip_longest(fill.data("agentpair.fill_requests", []), fill.data("agentpair.fill_results", []),
-                        fillvalue={})
-    return [(r, v.get("value")) for r, v in pairs if r.get("kind") == "tool_args" and r.get("schema")]
-
-
 class RecordedEnvironment:
     """Serves the recorded observations and tool results in order, checking each tool call."""
 
     def __init__(self, recording: Recording) -> None:
         self.recording = recording
         tree = recording.tree
-        schemas = recorded_tool_schemas(tree)
-        first = tree.planner_calls()[0].data("agentpair.plan_request", {}) if tree.planner_calls() else {}
-        listed = {t["name"]: t.get("description", "") for t in first.get("tools", [])}
-        for span in tree.tool_calls():
-            listed.setdefault(str(span.attr("gen_ai.tool.name")), "")
-        self._tools = [_ServedTool(name=name, description=description, args_model=_AnyArgs, run=self._serve(name),
-                                   schema_=schemas.get(name, {"type": "object"}))
-                       for name, description in listed.items()]
+        self._tools = [_ServedTool(name=t["name"], description=t.get("description", ""), args_model=_AnyArgs,
+                                   run=self._serve(t["name"]), schema_=t.get("args_schema", {"type": "object"}))
+                       for t in tree.header.tools]
 
     async def start_task(self, start_url: str | None = None, allowed_origins: Any = (),
                          secrets: dict[str, str] | None = None) -> None:

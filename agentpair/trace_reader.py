@@ -33,6 +33,7 @@ class TraceHeader(BaseModel):
     planner: dict[str, Any] = Field(default_factory=dict)
     executor: dict[str, Any] = Field(default_factory=dict)
     environment: str = ""
+    tools: list[dict[str, Any]] = Field(default_factory=list, description="name, description, args_schema")
     task: dict[str, Any] = Field(default_factory=dict)
     startup_s: float = 0.0
 

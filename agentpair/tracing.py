@@ -15,7 +15,7 @@ import uuid
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -145,18 +145,18 @@ def default_trace_path(name: str, directory: str | Path = "runs") -> Path:
     return Path(directory) / f"{stamp}-{safe}.jsonl"
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """Pydantic models (also inside lists and dicts) as JSON-ready data."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True)
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     return value
 
 
-def _attr_value(value: Any) -> Any:
+def attr_value(value: Any) -> Any:
     if isinstance(value, (str, bool, int, float)):
         return value
     return json.dumps(value, ensure_ascii=False, default=str)
@@ -187,6 +187,7 @@ class RunRecorder:
         self.path = path
         self.redactor = redactor
         self.intervals: list[tuple[str, float, float]] = []
+        self.iteration: int | None = None  # stamped on every span opened while it is set
         self.run_id = uuid.uuid4().hex
         self._writer: TraceFileWriter | None = None
         self._tracer: trace.Tracer | None = None
@@ -220,6 +221,8 @@ class RunRecorder:
             span = self._tracer.start_span(name, kind=kind, start_time=start)
         handle = SpanHandle(span.is_recording())
         if handle.recording:
+            if self.iteration is not None:
+                handle.attributes["agentpair.iteration"] = self.iteration
             handle.attributes.update(attributes or {})
             if category:
                 handle.attributes[CATEGORY] = category
@@ -239,16 +242,16 @@ class RunRecorder:
             span.end(end_time=end)
 
     def _finish(self, span: Span, handle: SpanHandle, error: BaseException | None) -> None:
-        span.set_attributes({k: _attr_value(self.redactor.value(_plain(v))) for k, v in handle.attributes.items()})
+        span.set_attributes({k: attr_value(self.redactor.value(plain(v))) for k, v in handle.attributes.items()})
         for name, attrs, at in handle.events:
-            span.add_event(name, {k: _attr_value(self.redactor.value(_plain(v))) for k, v in attrs.items()
+            span.add_event(name, {k: attr_value(self.redactor.value(plain(v))) for k, v in attrs.items()
                                   if v is not None}, timestamp=at)
         if error is not None:
             span.set_status(Status(StatusCode.ERROR, self.redactor.text(f"{type(error).__name__}: {error}")))
 
     def write_header(self, header: dict[str, Any]) -> None:
         if self._writer is not None:
-            self._writer.write_header(self.redactor.value(_plain(header)))
+            self._writer.write_header(self.redactor.value(plain(header)))
 
     def close(self) -> None:
         try:
