@@ -152,7 +152,10 @@ def _norm(text: str) -> str:
     return " ".join(str(text).split()).casefold()
 
 
-def _same(got: Any, want: Any, tolerance: float) -> bool:
+def _same(got: Any, want: Any, tolerance: float, strict: bool = False) -> bool:
+    """Loose equality (case, spacing, number formats); strict keeps types apart."""
+    if strict and type(got) is not type(want) and not {type(got), type(want)} <= {int, float}:
+        return False
     if isinstance(want, bool) or isinstance(got, bool):
         return got == want or _norm(str(got)) == _norm(str(want))
     if isinstance(want, (int, float)):
@@ -195,7 +198,7 @@ def _parsed_reasons(check: ParsedCheck, state: dict[str, Any]) -> list[str]:
     return [
         f"{check.field}: {path}={_lookup(data, path)!r}, expected {want!r}"
         for path, want in check.expect.items()
-        if not _same(_lookup(data, path), want, 0.0)
+        if not _same(_lookup(data, path), want, 0.0, strict=True)
     ]
 
 
