@@ -146,6 +146,7 @@ class Browser:
             allow_file_urls=allow_file_urls,
         )
         self.events, self._reported, self._typed_passwords = [], 0, []
+        self._inflight.clear()
         if self._owned:
             await self._new_context()
         if start_url:
@@ -172,6 +173,7 @@ class Browser:
         await context.route("**/*", self._route)
         context.on("page", self._on_popup)
         context.on("request", self._on_request)
+        context.on("response", lambda response: self._on_request_done(response.request))
         context.on("requestfinished", self._on_request_done)
         context.on("requestfailed", self._on_request_done)
 
@@ -210,7 +212,8 @@ class Browser:
     async def _fetch_checking_redirect(self, route: Route, request: Request) -> None:
         self._loading.add(route)
         try:
-            response = await route.fetch(max_redirects=0, timeout=self.navigation_timeout_ms)
+            # outlive the navigation's own timeout, so a slow page reports a timeout, not an abort
+            response = await route.fetch(max_redirects=0, timeout=2 * self.navigation_timeout_ms + 1000)
         except PlaywrightError:
             with suppress(PlaywrightError):
                 await route.abort("aborted")
