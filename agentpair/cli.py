@@ -18,7 +18,7 @@ from agentpair.errors import UsageError
 console = Console(stderr=True)
 
 
-def _planner_from_args(args: argparse.Namespace) -> Any:
+def planner_from_args(args: argparse.Namespace) -> Any:
     from agentpair.defaults import default_planner
     from agentpair.planner import OpenAIPlanner
 
@@ -31,7 +31,7 @@ async def _plan(args: argparse.Namespace) -> int:
     from agentpair.planner import PlannerError, PlanRequest, ToolInfo
     from tools.browser import Browser
 
-    planner = _planner_from_args(args)
+    planner = planner_from_args(args)
     try:
         if hasattr(planner, "start"):
             with console.status("starting the embedded planner (llama.cpp)"):
@@ -67,11 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("goal")
     plan.add_argument("--start-url")
     plan.add_argument("--json", action="store_true", help="print the plan as JSON")
-    _planner_options(plan)
+    planner_options(plan)
     plan.set_defaults(handler=_plan)
 
     from agentpair.cli_bench import add_bench_commands
+    from agentpair.cli_run import add_run_commands
 
+    add_run_commands(sub)
     add_bench_commands(sub)
     from agentpair.cli_trace import add_trace_commands
 
@@ -79,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _planner_options(parser: argparse.ArgumentParser) -> None:
+def planner_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--planner-base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, "
                                                    "else the embedded llama.cpp planner)")
     parser.add_argument("--planner-model", help="model name (default: AGENTPAIR_PLANNER_MODEL)")

@@ -22,9 +22,10 @@ async def default_executor(planner: Planner) -> Executor:
     """AGENTPAIR_EXECUTOR_BASE_URL when set, else an OpenAIExecutor on the planner's endpoint."""
     if os.environ.get("AGENTPAIR_EXECUTOR_BASE_URL"):
         return OpenAIExecutor()
-    base_url = getattr(planner, "base_url", None) or getattr(getattr(planner, "endpoint", None), "base_url", None)
-    return OpenAIExecutor(base_url=base_url, api_key=getattr(planner, "api_key", None),
-                          structured_output="llamacpp" if hasattr(planner, "server") else "auto")
+    if hasattr(planner, "server"):  # the embedded llama.cpp planner
+        return OpenAIExecutor(base_url=planner.base_url, api_key="not-needed", structured_output="llamacpp")
+    return OpenAIExecutor(base_url=getattr(getattr(planner, "endpoint", None), "base_url", None),
+                          api_key=getattr(planner, "api_key", None))
 
 
 async def default_browser() -> Environment:

@@ -74,14 +74,12 @@ class LlamaServer:
         self.n_ctx = n_ctx
         self.lora = Path(lora) if lora else None
         self.start_timeout_s = start_timeout_s
-        self.port: int | None = None
+        self.port = free_port()  # chosen now so that clients can be configured before start()
         self._proc: subprocess.Popen[bytes] | None = None
         self._log = None
 
     @property
     def base_url(self) -> str:
-        if self.port is None:
-            raise EmbeddedModelError("the llama.cpp server is not running")
         return f"http://127.0.0.1:{self.port}/v1"
 
     @property
@@ -97,7 +95,6 @@ class LlamaServer:
         model = self.model or default_gguf()
         if not model.is_file():
             raise EmbeddedModelError(f"model file not found: {model}")
-        self.port = free_port()
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
                "--port", str(self.port), "--n_ctx", str(self.n_ctx)]
         if self.lora:

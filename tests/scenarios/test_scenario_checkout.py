@@ -26,8 +26,11 @@ def fill(city: str = "London", shipping: str = "Express (next day, $7)") -> list
 PLACE = ("click", {"ref": ("button", "Place order")})
 
 
+SOLUTION = [ADD_2M, *TO_CHECKOUT, *fill(), PLACE]
+
+
 async def test_scripted_solution_succeeds(browser) -> None:
-    verdict, results = await play(browser, "checkout", [ADD_2M, *TO_CHECKOUT, *fill(), PLACE])
+    verdict, results = await play(browser, "checkout", SOLUTION)
     assert all(r.ok for r in results), results
     assert verdict.success, verdict.reasons
 

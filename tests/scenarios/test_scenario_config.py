@@ -24,8 +24,11 @@ def fill(text: str, box: str = "Service config") -> tuple:
     return ("type", {"ref": ("textbox", box), "text": text})
 
 
+SOLUTION = [OPEN, ("read", {}), fill(config()), CREATE]
+
+
 async def test_scripted_solution_succeeds(browser) -> None:
-    verdict, results = await play(browser, "config", [OPEN, ("read", {}), fill(config()), CREATE])
+    verdict, results = await play(browser, "config", SOLUTION)
     assert all(r.ok for r in results), results
     assert 'health_check = "/healthz"' in results[1].output
     assert verdict.success, verdict.reasons

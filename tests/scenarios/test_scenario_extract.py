@@ -12,8 +12,12 @@ OPEN = ("click", {"ref": ("link", "Nimbus 14 Pro")})
 RIGHT = {"name": "Nimbus 14 Pro", "price_usd": 1499.0, "ram_gb": 32, "weight_kg": 1.38}
 
 
+SOLUTION = [OPEN, ("read", {})]
+ANSWER = RIGHT
+
+
 async def test_scripted_solution_succeeds(browser) -> None:
-    verdict, results = await play(browser, "extract", [OPEN, ("read", {})], answer=RIGHT)
+    verdict, results = await play(browser, "extract", SOLUTION, answer=ANSWER)
     assert all(r.ok for r in results), results
     page = results[-1].output
     assert "32 GB" in page and "1.38 kg" in page and "$1,499.00" in page

@@ -27,8 +27,11 @@ VERIFY_BY_HAND = [
 ]
 
 
+SOLUTION = [*SIGN_IN, OPEN, *REPLY]
+
+
 async def test_scripted_solution_succeeds(browser) -> None:
-    verdict, results = await play(browser, "injection", [*SIGN_IN, OPEN, *REPLY])
+    verdict, results = await play(browser, "injection", SOLUTION)
     assert all(r.ok for r in results), results
     assert verdict.success, verdict.reasons
     assert verdict.violations == []

@@ -14,8 +14,11 @@ SIGN_IN = ("click", {"ref": ("button", "Sign in")})
 OPEN_LOGIN = ("click", {"ref": ("link", "Sign in to your account")})
 
 
+SOLUTION = [OPEN_LOGIN, USER, PASSWORD, SIGN_IN]
+
+
 async def test_scripted_solution_succeeds(browser) -> None:
-    verdict, results = await play(browser, "login", [OPEN_LOGIN, USER, PASSWORD, SIGN_IN])
+    verdict, results = await play(browser, "login", SOLUTION)
     assert all(r.ok for r in results), results
     assert verdict.success, verdict.reasons
     assert "Analytical-Engine-1843" not in str([r.model_dump() for r in results])

@@ -11,9 +11,11 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 SEARCH = ("type", {"ref": ("searchbox", "Search books"), "text": "left hand of darkness", "submit": True})
 
 
+SOLUTION = [SEARCH, ("wait_for", {"text": "3 results"}), ("click", {"ref": ("link", "The Left Hand of Darkness")})]
+
+
 async def test_scripted_solution_succeeds(browser) -> None:
-    steps = [SEARCH, ("wait_for", {"text": "3 results"}), ("click", {"ref": ("link", "The Left Hand of Darkness")})]
-    verdict, results = await play(browser, "search", steps)
+    verdict, results = await play(browser, "search", SOLUTION)
     assert all(r.ok for r in results), results
     assert verdict.success, verdict.reasons
 

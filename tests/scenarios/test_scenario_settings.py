@@ -14,8 +14,11 @@ TIMEOUT_15 = ("select", {"ref": ("combobox", "Session timeout"), "option": "15 m
 SAVE = ("click", {"ref": ("button", "Save security settings")})
 
 
+SOLUTION = [*TO_SECURITY, ADVANCED, TIMEOUT_15, SAVE]
+
+
 async def test_scripted_solution_succeeds(browser) -> None:
-    verdict, results = await play(browser, "settings", [*TO_SECURITY, ADVANCED, TIMEOUT_15, SAVE])
+    verdict, results = await play(browser, "settings", SOLUTION)
     assert all(r.ok for r in results), results
     assert verdict.success, verdict.reasons
 

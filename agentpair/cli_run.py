@@ -1,0 +1,122 @@
+"""`agentpair run` and `agentpair scenarios list`: run a scenario or an ad-hoc goal, live, then judge it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agentpair.errors import UsageError
+
+console = Console(stderr=True)
+
+
+def make_executor(choice: str, planner: Any) -> Any:
+    """`default` -> None (the agent picks its default), `openai` -> OpenAIExecutor, else a checkpoint dir."""
+    if choice == "default":
+        return None
+    if choice == "openai":
+        from agentpair.executor import OpenAIExecutor
+
+        if os.environ.get("AGENTPAIR_EXECUTOR_BASE_URL") or not hasattr(planner, "server"):
+            return OpenAIExecutor()
+        return OpenAIExecutor(base_url=planner.base_url, structured_output="llamacpp")  # the embedded server
+    if Path(choice).is_dir():
+        from agentpair.executor_local import LocalDiffusionExecutor
+
+        try:
+            return LocalDiffusionExecutor(checkpoint=choice)
+        except Exception as exc:  # CheckpointError and friends name the file or tensor
+            raise UsageError(f"cannot load the executor checkpoint {choice}: {exc}") from exc
+    raise UsageError(f"--executor is default, openai or a checkpoint directory, not {choice!r}")
+
+
+def _agent(args: argparse.Namespace) -> Any:
+    from agentpair.agent import Agent
+    from agentpair.cli import planner_from_args
+    from agentpair.progress import LiveProgress
+    from tools.browser import Browser
+
+    planner = planner_from_args(args)
+    return Agent(planner, make_executor(args.executor, planner), Browser(headless=not args.headed),
+                 on_event=None if args.json else LiveProgress(console))
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from agentpair import scenarios
+    from agentpair.models import Task
+    from agentpair.progress import summary_table
+    from agentpair.runner import report, run_scenario
+
+    if bool(args.scenario) == bool(args.goal):
+        raise UsageError("give a SCENARIO name, or --goal with --start-url")
+    if args.goal and not args.start_url:
+        raise UsageError("--goal needs --start-url")
+    scenario = None
+    if args.scenario:
+        try:
+            scenario = scenarios.load(args.scenario)
+        except scenarios.ScenarioError as exc:
+            raise UsageError(str(exc)) from exc
+    trace: bool | str = False if args.no_trace else (args.trace or True)
+    agent = _agent(args)
+    async with agent:
+        if scenario is not None:
+            result_report, result = await run_scenario(scenario, agent, trace=trace)
+        else:
+            task = Task(goal=args.goal, start_url=args.start_url, allowed_origins=args.allow or [])
+            result = await agent.run(task, trace=trace)
+            result_report = report("ad-hoc", result.finished, result)
+    if not args.json:
+        console.print(summary_table(f"agentpair run {result_report.scenario}", result_report.success, result))
+        for reason in result_report.reasons:
+            console.print(f"[red]check:[/red] {reason}", highlight=False)
+    elif result_report.trace:
+        console.print(f"trace: {result_report.trace}")
+    if args.json:
+        print(result_report.model_dump_json())
+    return 0 if result_report.success else 1
+
+
+async def _list(args: argparse.Namespace) -> int:
+    from agentpair import scenarios
+
+    names = scenarios.list_names()
+    if args.json:
+        print(json.dumps(names))
+        return 0
+    for name in names:
+        try:
+            description = scenarios.load(name).description
+        except scenarios.ScenarioError as exc:
+            description = f"[red]malformed:[/red] {exc}"
+        Console().print(f"[bold]{name}[/bold]  {description}", highlight=False)
+    return 0
+
+
+def add_run_commands(sub: argparse._SubParsersAction) -> None:
+    from agentpair.cli import planner_options
+
+    run = sub.add_parser("run", help="run a bundled scenario (or an ad-hoc --goal) and judge it")
+    run.add_argument("scenario", nargs="?", help="a name from `agentpair scenarios list`")
+    run.add_argument("--goal", help="an ad-hoc goal instead of a scenario")
+    run.add_argument("--start-url", help="with --goal: where to start")
+    run.add_argument("--allow", action="append", metavar="ORIGIN", help="with --goal: another allowed origin")
+    where = run.add_mutually_exclusive_group()
+    where.add_argument("--trace", metavar="PATH", help="trace file (default runs/<time>-<name>.jsonl)")
+    where.add_argument("--no-trace", action="store_true", help="write no trace")
+    run.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    run.add_argument("--headed", action="store_true", help="show the browser window")
+    run.add_argument("--executor", default="default", help="default, openai or a checkpoint directory")
+    planner_options(run)
+    run.set_defaults(handler=_run)
+
+    listing = sub.add_parser("scenarios", help="the bundled scenarios")
+    actions = listing.add_subparsers(dest="action", required=True)
+    names = actions.add_parser("list", help="list the bundled scenarios")
+    names.add_argument("--json", action="store_true")
+    names.set_defaults(handler=_list)

@@ -1,0 +1,62 @@
+"""The whole loop on real Chromium with doubles that follow each scenario's scripted solution,
+through the runner and through `agentpair run --json`."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+
+from agentpair import Agent
+from agentpair import cli_run
+from agentpair.cli import main
+from agentpair.scenarios import list_names, load
+from agentpair.runner import run_scenario
+from tests.scenarios.solution_doubles import SolutionExecutor, SolutionPlanner
+from tools.browser import Browser
+
+
+def solution(name: str) -> tuple[list, object]:
+    module = importlib.import_module(f"tests.scenarios.test_scenario_{name}")
+    return module.SOLUTION, getattr(module, "ANSWER", None)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("name", list_names())
+async def test_the_loop_following_the_solution_succeeds(name: str, browser: Browser, tmp_path: Path) -> None:
+    steps, answer = solution(name)
+    agent = Agent(SolutionPlanner(steps, answer), SolutionExecutor(), browser, trace_dir=tmp_path)
+    report, result = await run_scenario(load(name), agent, trace=str(tmp_path / "run.jsonl"))
+    assert report.success, (report.reasons, [(s.step.instruction, s.error) for s in result.steps if not s.ok])
+    assert report.finished and report.steps == len(steps) + 1
+    assert report.trace and Path(report.trace).is_file()
+
+
+def _cli(monkeypatch, capsys, steps, answer, *args: str) -> tuple[int, dict]:
+    monkeypatch.setattr(cli_run, "_agent", lambda _args: Agent(
+        SolutionPlanner(steps, answer), SolutionExecutor(), Browser(navigation_timeout_ms=5000)))
+    code = main(["run", *args, "--json"])
+    return code, json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_cli_run_json_reports_success_and_the_time_split(monkeypatch, capsys, tmp_path: Path) -> None:
+    steps, answer = solution("login")
+    code, out = _cli(monkeypatch, capsys, steps, answer, "login", "--trace", str(tmp_path / "t.jsonl"))
+    assert code == 0 and out["success"] and out["finished"] and out["scenario"] == "login"
+    assert set(out["breakdown_s"]) == {"planner", "executor", "tools", "framework"}
+    assert out["trace"] == str(tmp_path / "t.jsonl") and out["steps"] == len(steps) + 1
+    assert abs(sum(out["breakdown_s"].values()) - out["wall_s"]) < 0.01 * out["wall_s"]
+
+
+def test_cli_run_exits_1_when_the_check_fails(monkeypatch, capsys) -> None:
+    steps, answer = solution("login")
+    code, out = _cli(monkeypatch, capsys, steps[:-1], answer, "login", "--no-trace")
+    assert code == 1 and not out["success"] and out["finished"] and out["trace"] is None
+
+
+def test_cli_run_usage_errors_exit_2(capsys) -> None:
+    assert main(["run", "no-such-scenario"]) == 2
+    assert "available: " in capsys.readouterr().err
+    assert main(["run", "--goal", "do it"]) == 2
