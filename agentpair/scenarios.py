@@ -17,10 +17,11 @@ from urllib.parse import parse_qsl
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+import scenarios as bundled_scenarios
 from agentpair.models import Task
 from tools.base import SECRET_PLACEHOLDER, fill_secrets
 
-SCENARIOS_DIR = Path(os.environ.get("AGENTPAIR_SCENARIOS", Path(__file__).resolve().parent.parent / "scenarios"))
+SCENARIOS_DIR = Path(os.environ.get("AGENTPAIR_SCENARIOS") or Path(bundled_scenarios.__file__).parent)
 
 
 class ScenarioError(Exception):
