@@ -1,0 +1,213 @@
+"""Training examples from one rendered page: tool calls (click, type, select, check, target,
+goto, scroll, press), extractions (with fields absent from the page as "") and code templates."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from agentpair.agent import TARGET_SCHEMA
+from agentpair.datagen.pages import El, Page, code, person
+from agentpair.datagen.vocab import Vocab
+from agentpair.models import Task
+from agentpair.render import executor_context
+from tools.base import Observation
+from tools.browser_actions import (CheckArgs, ClickArgs, GotoArgs, PressArgs, ScrollArgs,
+                                   SelectArgs, TypeArgs)
+
+SCHEMAS = {name: model.model_json_schema() for name, model in (
+    ("click", ClickArgs), ("type", TypeArgs), ("select", SelectArgs), ("check", CheckArgs),
+    ("goto", GotoArgs), ("scroll", ScrollArgs), ("press", PressArgs))}
+SCHEMAS["target"] = TARGET_SCHEMA
+MISSING_KEYS = ["discount_code", "sku", "fax", "warranty", "email", "coupon", "isbn",
+                "tracking_number", "manager", "vat_id"]
+CLICK = ["Click the '{l}' {k}", "Click {l}", "Click on \"{l}\"", "Press the {l} {k}",
+         "Hit {l}", "Tap '{l}'", "Activate the {l} {k}", "Choose {l}"]
+TYPE = ["Type '{v}' into the {l} field", "Enter {v} as {l}", "Fill in {l} with {v}",
+        "Put \"{v}\" in the {l} box", "Set {l} to {v}", "Write {v} in {l}",
+        "In the {l} input, type {v}"]
+SELECT = ["Choose {o} in {l}", "Select '{o}' from the {l} dropdown", "Set {l} to {o}",
+          "Pick {o} as the {l}", "Change {l} to \"{o}\""]
+CHECK_ON = ["Tick {l}", "Enable {l}", "Turn on {l}", "Check the {l} box", "Switch {l} on"]
+CHECK_OFF = ["Untick {l}", "Disable {l}", "Turn off {l}", "Uncheck the {l} box", "Switch {l} off"]
+TARGET = ["the {l} {k}", "{l} {k}", "the '{l}' {k}", "{l}"]
+SUBMIT = [" and press Enter", " and submit", ", then hit Enter"]
+EMPTY_NOTE = ["(empty if not shown)", "(\"\" if missing)", "(leave empty when absent)"]
+
+
+def _kind_word(e: El) -> str:
+    return {"link": "link", "button": "button", "select": "dropdown", "checkbox": "checkbox",
+            "searchbox": "search box"}.get(e.kind, "field")
+
+
+def _text_for(rng: random.Random, e: El, page: Page, vocab: Vocab) -> str:
+    l = e.label.lower()
+    first, last = person(rng, vocab).split()
+    if "email" in l:
+        return f"{first.lower()}.{last.lower()}@{page.site.lower()}.com"
+    if "phone" in l or "mobile" in l:
+        return f"{rng.randint(200, 999)}-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}"
+    if "name" in l or "person" in l or "recipient" in l:
+        return f"{first} {last}"
+    if any(w in l for w in ("code", "number", "id", "reference")):
+        return code(rng, rng.randint(5, 8))
+    if e.kind == "searchbox":
+        return str(page.facts.get("query", vocab.one(rng, "topic")))
+    words = [page.site, first, last, str(rng.randint(1, 99)), code(rng, 4).lower(),
+             rng.choice(["great", "thanks", "see you", "ok", "hello"])]
+    return " ".join(rng.sample(words, rng.randint(1, 3)))
+
+
+def _tool(tool: str, instruction: str, target: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "tool_args", "tool": tool, "instruction": instruction,
+            "schema": SCHEMAS[tool], "target": target}
+
+
+def act_examples(rng: random.Random, page: Page, refs: dict[str, str], vocab: Vocab) -> list[dict[str, Any]]:
+    out = []
+    for e in page.elements:
+        ref, l, k = refs.get(e.key), e.label, _kind_word(e)
+        if ref is None:
+            continue
+        if e.kind in ("link", "button"):
+            if rng.random() < 0.3:
+                continue
+            out.append(_tool("click", rng.choice(CLICK).format(l=l, k=k), {"ref": ref}))
+        elif e.kind == "password":
+            ins = rng.choice(["Enter the password", "Type the password into the Password field",
+                              "Fill in the password"])
+            out.append(_tool("type", ins, {"ref": ref, "text": "{{secret:password}}", "submit": False}))
+        elif e.kind in ("textbox", "searchbox"):
+            v, submit = _text_for(rng, e, page, vocab), rng.random() < (0.6 if e.kind == "searchbox" else 0.2)
+            ins = rng.choice(TYPE).format(v=v, l=l) + (rng.choice(SUBMIT) if submit else "")
+            if e.kind == "searchbox" and rng.random() < 0.5:
+                ins = f"Search for {v}" + (rng.choice(SUBMIT) if submit else " without submitting")
+            out.append(_tool("type", ins, {"ref": ref, "text": v, "submit": submit}))
+        elif e.kind == "select":
+            o = rng.choice(e.options)
+            out.append(_tool("select", rng.choice(SELECT).format(o=o, l=l), {"ref": ref, "option": o}))
+        elif e.kind == "checkbox":
+            on = rng.random() < 0.5
+            out.append(_tool("check", rng.choice(CHECK_ON if on else CHECK_OFF).format(l=l),
+                             {"ref": ref, "on": on}))
+        if rng.random() < 0.35:
+            desc = rng.choice(TARGET).format(l=l, k=k)
+            out.append(_tool("target", f"the element: {desc}", {"ref": ref}))
+        if e.kind == "link" and rng.random() < 0.25:
+            ins = rng.choice(["Open the page the '{l}' link points to",
+                              "Go directly to the URL of the {l} link", "Navigate to {h}"])
+            out.append(_tool("goto", ins.format(l=l, h=e.href), {"url": e.href}))
+    if rng.random() < 0.3:
+        d = rng.choice(["down", "up", "top", "bottom"])
+        ins = {"down": "Scroll down a bit", "up": "Scroll back up", "top": "Scroll to the top",
+               "bottom": "Scroll to the bottom of the page"}[d]
+        out.append(_tool("scroll", ins, {"direction": d}))
+    if rng.random() < 0.2:
+        key = rng.choice(["Enter", "Escape", "Tab", "Control+A", "PageDown"])
+        out.append(_tool("press", f"Press {key}", {"key": key}))
+    return out
+
+
+def _field_schema(value: Any, rng: random.Random) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int):
+        if 1 <= value <= 5 and rng.random() < 0.5:
+            return {"type": "integer", "minimum": 1, "maximum": 5}
+        return {"type": "integer"}
+    if isinstance(value, float):
+        return {"type": "number"}
+    return {"type": "string"} if rng.random() < 0.7 else {"type": "string", "maxLength": 60}
+
+
+def _extract(rng: random.Random, what: str, fields: dict[str, Any]) -> dict[str, Any]:
+    keys = rng.sample(list(fields), rng.randint(1, len(fields)))
+    target = {k: fields[k] for k in keys}
+    missing = rng.random() < 0.3
+    if missing:
+        key = rng.choice(MISSING_KEYS)
+        target[key] = ""
+    props = {k: _field_schema(v, rng) for k, v in target.items()}
+    names = ", ".join(k.replace("_", " ") for k in target)
+    ins = rng.choice(["Extract the {n} of {w}", "Get {w}'s {n}", "What are the {n} of {w}?",
+                      "Read the {n} for {w}", "Return the {n} of {w}"]).format(n=names, w=what)
+    if missing:
+        ins += " " + rng.choice(EMPTY_NOTE)
+    schema = {"type": "object", "properties": props, "required": list(props)}
+    return {"kind": "extract", "instruction": ins, "schema": schema, "target": target}
+
+
+def extract_examples(rng: random.Random, page: Page) -> list[dict[str, Any]]:
+    out = []
+    for rec in rng.sample(page.records, min(len(page.records), 3)):
+        name_key = "name" if "name" in rec else "title"
+        fields = {k.lower().replace(" ", "_"): v for k, v in rec.items() if k != name_key}
+        out.append(_extract(rng, rec[name_key], fields))
+    facts = {k: v for k, v in page.facts.items() if not isinstance(v, list)}
+    if facts:
+        out.append(_extract(rng, "this page", facts))
+    checks = [e for e in page.elements if e.kind == "checkbox"]
+    if checks and page.family == "settings":
+        e = rng.choice(checks)
+        key = e.label.lower().replace(" ", "_").replace("-", "_")
+        out.append({"kind": "extract", "instruction": f"Is {e.label} turned on?",
+                    "schema": {"type": "object", "properties": {key: {"type": "boolean"}},
+                               "required": [key]}, "target": {key: e.checked}})
+    return out
+
+
+def _code(instruction: str, template: str, holes: dict[str, str]) -> dict[str, Any]:
+    return {"kind": "code", "instruction": instruction, "template": template, "target": holes}
+
+
+def code_examples(rng: random.Random, page: Page, url: str, vocab: Vocab) -> list[dict[str, Any]]:
+    out = []
+    if page.family == "table":
+        rec, col = rng.choice(page.records), rng.choice(page.facts["columns"])
+        table = page.facts["table"]
+        out.append(_code(f"Write SQL to get the {col.lower()} of {rec['name']} from {table}",
+                         "SELECT {{column:8}} FROM {{table:8}} WHERE name = '{{name:12}}';",
+                         {"column": col.lower(), "table": table, "name": rec["name"]}))
+    priced = [r for r in page.records if "price" in r]
+    if priced:
+        rec, qty = rng.choice(priced), rng.randint(2, 12)
+        name = rec.get("name") or rec["title"]
+        out.append(_code(f"Compute the cost of {qty} x {name} in Python",
+                         "total = {{price:8}} * {{qty:4}}\nprint(round(total, 2))",
+                         {"price": f"{rec['price']:.2f}", "qty": str(qty)}))
+    fields = [e for e in page.elements if e.kind in ("textbox", "searchbox")]
+    if fields:
+        e = rng.choice(fields)
+        text = _text_for(rng, e, page, vocab)
+        out.append(_code(f"With JavaScript, set the {e.label} field to {text}",
+                         "document.querySelector('[aria-label=\"{{label:12}}\"]').value = "
+                         "\"{{text:16}}\";", {"label": e.label, "text": text}))
+    retries = rng.randint(1, 9)
+    out.append(_code(f"Write the crawler config for this page with {retries} retries",
+                     "site: {{site:8}}\npath: {{path:16}}\nretries: {{retries:3}}\n",
+                     {"site": page.site, "path": page.path, "retries": str(retries)}))
+    if rng.random() < 0.5:
+        out.append(_code("Fetch the current page with requests", "import requests\n"
+                         "r = requests.get(\"{{url:32}}\", timeout=10)", {"url": url}))
+    return out
+
+
+def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[str, str],
+                  vocab: Vocab) -> list[dict[str, Any]]:
+    """Every example for one rendered page, each with the executor context it will see."""
+    memory = [{"order": code(rng, 6)}] if rng.random() < 0.15 else None
+    task = Task(goal=page.goal, start_url=obs.url, secrets=page.secrets)
+    context = executor_context(task, obs, memory)
+    out = act_examples(rng, page, refs, vocab) + extract_examples(rng, page) + \
+        code_examples(rng, page, obs.url, vocab)
+    for ex in out:
+        ex["context"] = context
+        ex["allowed"] = {"/ref": obs.refs} if "ref" in ex.get("schema", {}).get("properties", {}) \
+            else {}
+        ex["family"] = page.family
+    return out
+
+
+def dumps(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False)

@@ -1,0 +1,24 @@
+"""Dataset records without a browser: pages with a stand-in snapshot, for fast tests."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from agentpair.datagen.build import ROLES, make_pages
+from agentpair.datagen.tasks import page_examples
+from agentpair.datagen.vocab import VOCABS
+from tools.base import Observation
+
+
+def offline_records(split: str, n_pages: int, seed: int | None = None) -> list[dict[str, Any]]:
+    """Records as build.py makes them, over a one-line-per-element stand-in snapshot."""
+    rng, out = random.Random(0), []
+    for i, page in enumerate(make_pages(split, n_pages, seed)):
+        lines = [f'- {ROLES[e.kind]} "{e.label}" [ref=e{j + 1}]' for j, e in enumerate(page.elements)]
+        refs = {e.key: f"e{j + 1}" for j, e in enumerate(page.elements)}
+        obs = Observation(url=f"http://{page.site.lower()}.test{page.path}", title=page.title,
+                          snapshot="\n".join(lines), text=page.title, refs=list(refs.values()))
+        out += [{"split": split, "page": i, **ex}
+                for ex in page_examples(rng, page, obs, refs, VOCABS[split])]
+    return out

@@ -1,0 +1,65 @@
+"""The executor data generator: determinism, held-out vocabulary disjointness, valid records."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+import torch
+
+from agentpair.datagen.build import make_pages
+from agentpair.datagen.vocab import VOCABS
+from executor_engine.canvas import Vocab
+from executor_engine.data import encode_record, record_texts, train_tokenizer
+from tests.datagen_helpers import offline_records
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "executor"
+
+
+def test_pages_are_deterministic_by_seed():
+    a, b = make_pages("train", 5, seed=3), make_pages("train", 5, seed=3)
+    assert [p.html for p in a] == [p.html for p in b]
+    assert [p.html for p in make_pages("train", 5, seed=4)] != [p.html for p in a]
+    assert offline_records("train", 3, seed=3) == offline_records("train", 3, seed=3)
+
+
+def test_split_pools_are_disjoint():
+    assert not VOCABS["train"].strings() & VOCABS["heldout"].strings()
+
+
+def _leaks(train_texts: list[str]) -> set[str]:
+    text = "\n".join(train_texts)
+    return {w for w in VOCABS["heldout"].strings()
+            if w in text and re.search(rf"\b{re.escape(w)}\b", text)}
+
+
+def test_no_heldout_string_occurs_in_training_records():
+    train = offline_records("train", 40)
+    assert not _leaks([json.dumps(r, ensure_ascii=False) for r in train])
+
+
+@pytest.mark.skipif(not (DATA / "train.jsonl").is_file(), reason="dataset not generated")
+def test_generated_training_split_has_no_heldout_string():
+    texts = list(dict.fromkeys(r["context"] for r in map(json.loads, (DATA / "train.jsonl").open())))
+    lines = (DATA / "train.jsonl").read_text().splitlines()
+    assert not _leaks(texts + [json.dumps({k: v for k, v in json.loads(l).items() if k != "context"})
+                               for l in lines[::7]])
+
+
+def test_records_are_valid_and_fit_their_canvases():
+    records = offline_records("heldout", 20)
+    kinds = {r["kind"] for r in records}
+    assert kinds == {"tool_args", "extract", "code"}
+    tok = train_tokenizer(record_texts(records), 600)
+    vocab = Vocab(tok, 640, tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>"),
+                  torch.device("cpu"))
+    for r in records:
+        if r.get("schema") is not None:
+            jsonschema.validate(r["target"], r["schema"])
+        if "ref" in r["target"]:
+            assert r["target"]["ref"] in r["allowed"]["/ref"]
+        e = encode_record(vocab, r)
+        assert e.slots and max(e.slots) < len(e.canvas)
