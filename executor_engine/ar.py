@@ -1,0 +1,158 @@
+"""The autoregressive baseline: a causal model of the same shape decoded token by token with a
+KV cache. Fixed template tokens are fed in (never generated), slot tokens are generated under
+the same per-slot constraints as diffusion, and a slot's remaining tokens are fed without a
+forward once they are forced (one choice left, or pads after a text slot's first pad)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from executor_engine.canvas import TextSlot, Vocab
+from executor_engine.checkpoint import CheckpointError, load_model, load_tokenizer, read_config
+from executor_engine.engine import FillInput, FillOutput
+from executor_engine.model import KV, DiffusionLM
+from executor_engine.template import Compiled, compile_schema, compile_template
+
+
+@dataclass(eq=False)
+class _Decode:
+    """One request's decoding state: canvas, next canvas position, tokens not yet fed, cache."""
+
+    compiled: Compiled
+    cache: list[KV]  # per layer [1, H, S, hd]
+    pending: list[int]
+    pos: int = 0  # next canvas position to decide
+    nfe: int = 0
+    generated: int = 0
+    error: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.pos >= len(self.compiled.canvas.ids)
+
+
+class ARDecoder:
+    """Causal checkpoint (config "arch": "ar") decoding fills one token per forward."""
+
+    def __init__(self, model: DiffusionLM, vocab: Vocab, context_cache_size: int = 8):
+        self.model, self.vocab, self.cfg = model, vocab, model.cfg
+        self.context_cache_size = context_cache_size
+        self._contexts: OrderedDict[str, list[KV]] = OrderedDict()
+
+    @classmethod
+    def load(cls, path: str | Path) -> ARDecoder:
+        directory = Path(path)
+        if json.loads((directory / "config.json").read_text()).get("arch") != "ar":
+            raise CheckpointError(f"{directory}: not an AR checkpoint (config arch != 'ar')")
+        cfg = read_config(directory)
+        model = load_model(directory, torch.device("cpu"), torch.float32)
+        vocab = Vocab(load_tokenizer(directory, cfg), cfg.vocab_size, cfg.pad_token_id,
+                      cfg.mask_token_id, torch.device("cpu"))
+        return cls(model, vocab)
+
+    def _context(self, text: str) -> list[KV]:
+        """Causal K/V of the context (cached by text, like the engine's)."""
+        if text not in self._contexts:
+            ids = torch.tensor([self.vocab.encode(text + "\n")])  # [1, P]
+            P = ids.shape[1]
+            mask = torch.ones(P, P, dtype=torch.bool).tril()[None]
+            self._contexts[text] = self.model(ids, mask=mask, logits_at=ids[:, -1:] * 0)[1]
+        self._contexts.move_to_end(text)
+        while len(self._contexts) > self.context_cache_size:
+            self._contexts.popitem(last=False)
+        return self._contexts[text]
+
+    def _start(self, req: FillInput) -> _Decode:
+        if req.schema is not None:
+            compiled = compile_schema(self.vocab, req.schema, req.allowed)
+        else:
+            compiled = compile_template(self.vocab, req.template or "", req.allowed)
+        return _Decode(compiled, self._context(req.context),
+                       self.vocab.encode(req.instruction + "\n"))
+
+    def _advance(self, d: _Decode) -> Tensor | None:
+        """Queue fixed and forced tokens; the allowed mask [V] of the next generated token."""
+        canvas = d.compiled.canvas
+        while not d.done:
+            owner = canvas.owner.get(d.pos)
+            if owner is None:
+                d.pending.append(canvas.ids[d.pos])
+                d.pos += 1
+                continue
+            slot, i = owner
+            if isinstance(slot, TextSlot) and i > 0 and slot.tokens[i - 1] == self.vocab.pad_id:
+                forced: int | None = self.vocab.pad_id  # text ends at its first pad
+            else:
+                allowed = slot.allowed(i)
+                ids = allowed.nonzero().flatten()
+                if len(ids) != 1:
+                    return allowed
+                forced = int(ids[0])
+            canvas.commit(d.pos, forced)
+            d.pending.append(forced)
+            d.pos += 1
+        return None
+
+    @torch.no_grad()
+    def _step(self, jobs: list[_Decode], allowed: list[Tensor]) -> None:
+        """One forward over every job's pending tokens (padded), then one token each."""
+        n = [len(j.pending) for j in jobs]
+        S = [j.cache[0][0].shape[2] for j in jobs]
+        N, P = max(n), max(S)
+        ids = torch.tensor([j.pending + [0] * (N - len(j.pending)) for j in jobs])  # [B, N]
+        positions = torch.tensor(S)[:, None] + torch.arange(N)[None]  # [B, N]
+        prefix_ok = torch.arange(P)[None] < torch.tensor(S)[:, None]  # [B, P]
+        causal = torch.ones(N, N, dtype=torch.bool).tril()[None].expand(len(jobs), -1, -1)
+        mask = torch.cat([prefix_ok[:, None, :].expand(-1, N, -1), causal], 2)  # [B, N, P + N]
+        pad = lambda t: F.pad(t, (0, 0, 0, P - t.shape[2]))  # noqa: E731
+        prefix = [(torch.cat([pad(j.cache[l][0]) for j in jobs]),
+                   torch.cat([pad(j.cache[l][1]) for j in jobs])) for l in range(self.cfg.n_layers)]
+        last = torch.tensor(n)[:, None] - 1  # [B, 1]
+        logits, kvs = self.model(ids, positions, mask, prefix, logits_at=last)  # [B, 1, V]
+        for b, j in enumerate(jobs):
+            j.cache = [(torch.cat([ck, k[b:b + 1, :, :n[b]]], 2), torch.cat([cv, v[b:b + 1, :, :n[b]]], 2))
+                       for (ck, cv), (k, v) in zip(j.cache, kvs)]
+            tok = int(logits[b, 0].float().masked_fill(~allowed[b], -torch.inf).argmax())
+            j.compiled.canvas.commit(j.pos, tok)
+            j.pending, j.pos = [tok], j.pos + 1
+            j.nfe += 1
+            j.generated += 1
+
+    def fill(self, requests: list[FillInput]) -> list[FillOutput]:
+        """Decode the requests as one batch (lock-step); stats as the engine reports them."""
+        t0 = time.perf_counter()
+        jobs: list[_Decode | None] = []
+        outputs = [FillOutput() for _ in requests]
+        for i, req in enumerate(requests):
+            try:
+                jobs.append(self._start(req))
+            except Exception as e:  # a schema or template we cannot compile
+                outputs[i].error = f"{type(e).__name__}: {e}"
+                jobs.append(None)
+        active = [j for j in jobs if j is not None]
+        while active:
+            masks = [self._advance(j) for j in active]
+            stepping = [(j, m) for j, m in zip(active, masks) if m is not None]
+            if stepping:
+                self._step([j for j, _ in stepping], [m for _, m in stepping])
+            active = [j for j in active if not j.done]
+        ms = (time.perf_counter() - t0) * 1000
+        for out, job in zip(outputs, jobs):
+            if job is None:
+                continue
+            tokens = len(job.compiled.canvas.owner)
+            out.nfe, out.tokens, out.ms = job.nfe, tokens, ms
+            out.tokens_per_forward = tokens / max(job.nfe, 1)
+            try:
+                out.value = job.compiled.decode()
+            except Exception as e:  # should not happen: slots only hold allowed tokens
+                out.error = f"decode failed: {type(e).__name__}: {e}"
+        return outputs

@@ -1,0 +1,207 @@
+"""Training data for the executor: tokenizer training, target canvases built with the engine's
+own template compiler (so fixed tokens match inference), and page-packed training batches."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+from torch import Tensor
+
+from executor_engine.canvas import ChoiceSlot, Slot, Vocab
+from executor_engine.template import HOLE, Compiled, TemplateError, _SchemaCompiler, \
+    compile_schema, compile_template
+
+SPECIALS = ["<|pad|>", "<|mask|>"]
+# Words and digit runs stay whole (so a value reads the same in context, instruction and slot);
+# runs of punctuation and whitespace merge freely (snapshot structure costs few tokens).
+PRE_SPLIT = r"\[ref=e|\[cursor=pointer\]|\[active\]| ?\p{L}+|\p{N}+|[^\p{L}\p{N}\[]+|\["
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int) -> Tokenizer:
+    """Byte-level BPE with <|pad|> (id 0) and <|mask|> (id 1) as special tokens."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(PRE_SPLIT), "isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIALS,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tok.train_from_iterator(texts, trainer=trainer)
+    return tok
+
+
+def record_texts(records: list[dict[str, Any]]) -> Iterable[str]:
+    """Every text a tokenizer should learn from: contexts once each, instructions, targets."""
+    seen: set[str] = set()
+    for r in records:
+        if r["context"] not in seen:
+            seen.add(r["context"])
+            yield r["context"]
+        yield r["instruction"]
+        yield json.dumps(r["target"], ensure_ascii=False)
+        yield r.get("template") or json.dumps(r["schema"])
+
+
+def compile_record(vocab: Vocab, r: dict[str, Any]) -> Compiled:
+    if r.get("template") is not None:
+        return compile_template(vocab, r["template"], r.get("allowed", {}))
+    return compile_schema(vocab, r["schema"], r.get("allowed", {}))
+
+
+def slot_targets(vocab: Vocab, r: dict[str, Any]) -> list[Any]:
+    """The target value of every slot, in canvas order (str for text/number slots)."""
+    allowed, target = r.get("allowed", {}), r["target"]
+    if r.get("template") is not None:
+        return [target[m.group(1)] for m in HOLE.finditer(r["template"])]
+    resolver, out = _SchemaCompiler(vocab, r["schema"], allowed), []
+
+    def walk(schema: dict[str, Any], value: Any, where: str) -> None:
+        schema = resolver.resolve(schema, where)
+        kind = schema.get("type")
+        ranged = kind == "integer" and "minimum" in schema and "maximum" in schema
+        if where in allowed or "const" in schema or "enum" in schema or kind == "boolean" or ranged:
+            out.append(("choice", value))
+        elif kind == "object":
+            for key, sub in schema.get("properties", {}).items():
+                walk(sub, value[key], where + "/" + key.replace("~", "~0").replace("/", "~1"))
+        elif kind in ("string", "integer", "number"):
+            out.append(value if kind == "string" else json.dumps(value))
+        elif kind != "null":
+            raise TemplateError(f"{where}: {kind} targets are not supported in training data")
+
+    walk(r["schema"], target, "")
+    return out
+
+
+def _slot_tokens(vocab: Vocab, slot: Slot, target: Any) -> list[int]:
+    if isinstance(slot, ChoiceSlot):
+        value = target[1] if isinstance(target, tuple) else target
+        for v, seq in zip(slot.values, slot.seqs):
+            if v == value and type(v) is type(value):
+                return seq
+        raise ValueError(f"{value!r} is not an allowed value")
+    text = target[1] if isinstance(target, tuple) else str(target)
+    ids = vocab.encode(text)
+    if len(ids) > slot.room:
+        raise ValueError(f"{text!r} needs {len(ids)} tokens, the slot has {slot.room}")
+    return ids + [vocab.pad_id] * (slot.room - len(ids))
+
+
+@dataclass
+class Encoded:
+    """One example: token ids of its parts and which canvas positions are slots."""
+
+    context: list[int]
+    instruction: list[int]
+    canvas: list[int]
+    slots: list[int]  # canvas positions owned by a slot
+
+
+def encode_record(vocab: Vocab, r: dict[str, Any]) -> Encoded:
+    """The record's target canvas; ValueError when the target does not fit its canvas."""
+    canvas = compile_record(vocab, r).canvas
+    slots: list[Slot] = []
+    for pos in sorted(canvas.owner):
+        if not slots or canvas.owner[pos][0] is not slots[-1]:
+            slots.append(canvas.owner[pos][0])
+    targets = slot_targets(vocab, r)
+    if len(targets) != len(slots):
+        raise ValueError(f"{len(targets)} targets for {len(slots)} slots")
+    ids = list(canvas.ids)
+    for slot, target in zip(slots, targets):
+        positions = [p for p in sorted(canvas.owner) if canvas.owner[p][0] is slot]
+        for p, t in zip(positions, _slot_tokens(vocab, slot, target)):
+            ids[p] = t
+    return Encoded(vocab.encode(r["context"] + "\n"), vocab.encode(r["instruction"] + "\n"),
+                   ids, sorted(canvas.owner))
+
+
+def group_by_context(encoded: list[Encoded]) -> list[list[Encoded]]:
+    groups: dict[tuple[int, ...], list[Encoded]] = {}
+    for e in encoded:
+        groups.setdefault(tuple(e.context), []).append(e)
+    return list(groups.values())
+
+
+@dataclass
+class Batch:
+    """Contexts (one row per page) and, per page, one row packing the examples that read it."""
+
+    context: Tensor  # [B, P] context ids, right-padded
+    context_mask: Tensor  # bool [B, P, P], True = may attend
+    ids: Tensor  # [B, L] [ins 1][canvas 1][ins 2]... (masked slot tokens for diffusion)
+    positions: Tensor  # [B, L] each example's positions start right after its context
+    mask: Tensor  # bool [B, L, P + L]
+    targets: Tensor  # [B, L] token to predict at each position, -100 = no loss
+
+
+def _pad(rows: list[list[int]], fill: int) -> Tensor:
+    T = max(map(len, rows))
+    return torch.tensor([r + [fill] * (T - len(r)) for r in rows])
+
+
+def _example(e: Encoded, arch: str, mask_id: int, rng: random.Random) -> tuple[list[int], list[int]]:
+    """Inputs and targets of one example's instruction + canvas."""
+    inp, out = list(e.instruction + e.canvas), [-100] * (len(e.instruction) + len(e.canvas))
+    slots = [len(e.instruction) + s for s in e.slots]
+    if arch == "diffusion":
+        t = rng.random()
+        for s in [s for s in slots if rng.random() < t] or [rng.choice(slots)]:
+            out[s], inp[s] = inp[s], mask_id
+    else:
+        for s in slots:
+            out[s - 1] = inp[s]
+    return inp, out
+
+
+def pack(groups: list[list[Encoded]], arch: str, mask_id: int, rng: random.Random) -> Batch:
+    """Each context is encoded once and every example of its group attends to it and to itself
+    only, exactly as at inference (the context never attends to instruction or canvas).
+
+    diffusion: slot positions masked with a per-example ratio t ~ U(0, 1), loss where masked.
+    ar: causal; the logit before each slot position predicts it (targets shifted left by one).
+    """
+    ctx_len = torch.tensor([len(g[0].context) for g in groups])
+    context = _pad([g[0].context for g in groups], 0)  # [B, P]
+    P = context.shape[1]
+    valid = torch.arange(P)[None] < ctx_len[:, None]  # [B, P]
+    ctx_mask = valid[:, None, :].expand(-1, P, -1)
+    if arch == "ar":
+        ctx_mask = ctx_mask & torch.ones(P, P, dtype=torch.bool).tril()
+    ctx_mask = ctx_mask | torch.eye(P, dtype=torch.bool)  # padding rows attend to themselves
+    ids, tgt, pos, grp, part = [], [], [], [], []
+    for b, group in enumerate(groups):
+        row: list[list[int]] = [[], [], [], [], []]
+        for k, e in enumerate(group):
+            inp, out = _example(e, arch, mask_id, rng)
+            n = len(inp)
+            for acc, new in zip(row, (inp, out, list(range(n)), [k] * n,
+                                      [1] * len(e.instruction) + [2] * len(e.canvas))):
+                acc += new
+        for acc, r in zip((ids, tgt, pos, grp, part), row):
+            acc.append(r)
+    ids_t, tgt_t, grp_t, part_t = _pad(ids, 0), _pad(tgt, -100), _pad(grp, -1), _pad(part, 3)
+    pos_t = _pad(pos, 0)  # [B, L] offsets inside each example
+    L = ids_t.shape[1]
+    same = (grp_t[:, None, :] == grp_t[:, :, None]) & (grp_t[:, None, :] >= 0)  # [B, L, L]
+    if arch == "diffusion":
+        own = same & (part_t[:, None, :] <= part_t[:, :, None])
+    else:
+        own = same & (pos_t[:, None, :] <= pos_t[:, :, None])
+    own = own | torch.eye(L, dtype=torch.bool)
+    prefix = valid[:, None, :].expand(-1, L, -1)  # [B, L, P]
+    return Batch(context, ctx_mask, ids_t, ctx_len[:, None] + pos_t, torch.cat([prefix, own], 2),
+                 tgt_t)

@@ -1,0 +1,176 @@
+"""Train the executor model (masked diffusion, or the causal AR baseline) from dataset JSONL:
+`python -m executor_engine.train --data data/executor/train.jsonl --out runs/diff --arch diffusion`.
+
+Logs to <out>/train.log, keeps <out>/state.pt (resumable, every --ckpt-every-s) and writes a
+checkpoint directory (config.json, tokenizer.json, model.safetensors) at <out>/final.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from tokenizers import Tokenizer
+
+from executor_engine.canvas import Vocab
+from executor_engine.checkpoint import save_checkpoint
+from executor_engine.data import (Batch, Encoded, encode_record, group_by_context, pack,
+                                  read_jsonl, record_texts, train_tokenizer)
+from executor_engine.model import DiffusionLM, ModelConfig
+from executor_engine.testing import config_json
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True, help="training JSONL")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--arch", choices=["diffusion", "ar"], default="diffusion")
+    ap.add_argument("--tokenizer", help="tokenizer.json to reuse (default: train one)")
+    ap.add_argument("--vocab-size", type=int, default=3072)
+    ap.add_argument("--d-model", type=int, default=256)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--kv-heads", type=int, default=4)
+    ap.add_argument("--mlp", type=int, default=704)
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--pages", type=int, default=4, help="contexts per batch")
+    ap.add_argument("--per-page", type=int, default=12, help="examples packed per context")
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--ckpt-every-s", type=float, default=180.0)
+    return ap.parse_args(argv)
+
+
+def model_config(args: argparse.Namespace, tok: Tokenizer) -> ModelConfig:
+    pad, mask = tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>")
+    vocab = -(-tok.get_vocab_size() // 64) * 64
+    return ModelConfig("agentpair", args.d_model, args.layers, args.heads, args.kv_heads, args.mlp,
+                       vocab, mask, pad, tie_embeddings=True)
+
+
+def load_data(args: argparse.Namespace, out: Path) -> tuple[Tokenizer, list[list[Encoded]], int]:
+    """Tokenizer (trained once, kept in <out>) and examples grouped by context."""
+    records = read_jsonl(args.data)
+    tok_path = out / "tokenizer.json"
+    if not tok_path.is_file():
+        tok = Tokenizer.from_file(args.tokenizer) if args.tokenizer else \
+            train_tokenizer(record_texts(records), args.vocab_size)
+        tok.save(str(tok_path))
+    tok = Tokenizer.from_file(str(tok_path))
+    cfg = model_config(args, tok)
+    vocab = Vocab(tok, cfg.vocab_size, cfg.pad_token_id, cfg.mask_token_id, torch.device("cpu"))
+    encoded, skipped = [], 0
+    for r in records:
+        try:
+            encoded.append(encode_record(vocab, r))
+        except ValueError:
+            skipped += 1
+    return tok, group_by_context(encoded), skipped
+
+
+def lr_at(step: int, args: argparse.Namespace) -> float:
+    if step < args.warmup:
+        return args.lr * (step + 1) / args.warmup
+    progress = (step - args.warmup) / max(1, args.steps - args.warmup)
+    return args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0))))
+
+
+def loss_on(model: DiffusionLM, batch: Batch) -> torch.Tensor:
+    """Mean cross-entropy over positions with a target; context K/V computed once per page."""
+    ctx_kv = model(batch.context, mask=batch.context_mask, logits_at=batch.context[:, :1] * 0)[1]
+    where = [(row != -100).nonzero().flatten() for row in batch.targets]
+    K = max(len(w) for w in where)
+    at = torch.stack([F.pad(w, (0, K - len(w))) for w in where])  # [B, K]
+    tgt = torch.stack([F.pad(batch.targets[n, w], (0, K - len(w)), value=-100)
+                       for n, w in enumerate(where)])  # [B, K]
+    logits = model(batch.ids, batch.positions, batch.mask, ctx_kv, logits_at=at)[0]  # [B, K, V]
+    return F.cross_entropy(logits.flatten(0, 1).float(), tgt.flatten(), ignore_index=-100)
+
+
+def sample_batch(groups: list[list[Encoded]], args: argparse.Namespace, mask_id: int,
+                 rng: random.Random) -> Batch:
+    chosen = [rng.choice(groups) for _ in range(args.pages)]
+    return pack([rng.sample(g, min(len(g), args.per_page)) for g in chosen], args.arch, mask_id, rng)
+
+
+def save_final(model: DiffusionLM, tok: Tokenizer, out: Path, arch: str,
+               summary: dict[str, Any]) -> Path:
+    """bf16 weights + config (with arch and training summary) + tokenizer at <out>/final."""
+    shipped = DiffusionLM(model.cfg)
+    shipped.load_state_dict(model.state_dict())
+    shipped = shipped.to(torch.bfloat16)
+    cfg = {**config_json(model.cfg), "arch": arch, "training": summary}
+    save_checkpoint(shipped, tok, out / "final", cfg)
+    return out / "final"
+
+
+def train(args: argparse.Namespace) -> Path:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(args.threads)
+    log = open(out / "train.log", "a")
+    tok, groups, skipped = load_data(args, out)
+    cfg = model_config(args, tok)
+    torch.manual_seed(args.seed)
+    model = DiffusionLM(cfg)
+    model.init_weights(args.seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
+    rng, step, elapsed = random.Random(args.seed), 0, 0.0
+    state_path = out / "state.pt"
+    if state_path.is_file():
+        state = torch.load(state_path, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        rng.setstate(state["rng"])
+        torch.set_rng_state(state["torch_rng"])
+        step, elapsed = state["step"], state["elapsed"]
+        print(f"resumed at step {step}", file=log, flush=True)
+    n_params = sum(p.numel() for p in model.parameters())
+    print(f"arch={args.arch} params={n_params} contexts={len(groups)} "
+          f"examples={sum(map(len, groups))} skipped={skipped} vocab={cfg.vocab_size}",
+          file=log, flush=True)
+
+    def checkpoint() -> None:
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "rng": rng.getstate(),
+                    "torch_rng": torch.get_rng_state(), "step": step, "elapsed": elapsed},
+                   out / "state.tmp")
+        (out / "state.tmp").replace(state_path)
+
+    model.train()
+    last_ckpt, t0, smooth = time.perf_counter(), time.perf_counter() - elapsed, None
+    while step < args.steps:
+        for group in opt.param_groups:
+            group["lr"] = lr_at(step, args)
+        loss = loss_on(model, sample_batch(groups, args, cfg.mask_token_id, rng))
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        elapsed = time.perf_counter() - t0
+        smooth = loss.item() if smooth is None else 0.95 * smooth + 0.05 * loss.item()
+        if step % 20 == 0 or step == args.steps:
+            print(f"step {step} loss {smooth:.4f} lr {lr_at(step, args):.2e} "
+                  f"elapsed {elapsed:.0f}s", file=log, flush=True)
+        if time.perf_counter() - last_ckpt > args.ckpt_every_s:
+            checkpoint()
+            last_ckpt = time.perf_counter()
+    checkpoint()
+    summary = {"steps": step, "seconds": round(elapsed), "final_loss": round(smooth or 0.0, 4),
+               "params": n_params, "contexts": len(groups), "examples": sum(map(len, groups)),
+               "pages_per_batch": args.pages, "per_page": args.per_page, "seed": args.seed}
+    final = save_final(model.eval(), tok, out, args.arch, summary)
+    print(f"done: {summary} -> {final}", file=log, flush=True)
+    return final
+
+
+if __name__ == "__main__":
+    train(parse_args())
