@@ -57,6 +57,7 @@ class _Job:
     context_ids: list[int]
     instruction_ids: list[int]
     prefix: list[KV] | None = None  # cached K/V of the prompt (less `shift` last tokens)
+    instruction_pending: bool = False  # exact layout: instruction K/V join the prefix in pass 1
     refreshed_block: int | None = None  # block at which an approximate prefix was computed
 
     @property
@@ -131,7 +132,7 @@ class Engine:
             while queue and len(active) < self.max_batch:
                 job = queue.popleft()
                 if use_cache and self.cfg.segment_causal:
-                    job.prefix = self._exact_prefix(job)
+                    job.prefix, job.instruction_pending = self._context_prefix(job), True
                 active.append(job)
             stepping = [j for j in active if not j.progress.done]
             if stepping:
@@ -178,15 +179,15 @@ class Engine:
             self._contexts.popitem(last=False)
         return hit
 
-    def _exact_prefix(self, job: _Job) -> list[KV]:
-        """agentpair layout: context K/V (shared) then the instruction's, attending to it."""
-        ids, ctx_kv = self._context(job.context, exact_kv=True)
-        x = torch.tensor([job.instruction_ids], device=self.device)
-        pos = torch.arange(len(ids), len(ids) + x.shape[1], device=self.device)[None]
-        kv = self.model(x, pos, prefix=ctx_kv)[1]
-        if ctx_kv is None:
-            return kv
-        return [(torch.cat([ck, k], 2), torch.cat([cv, v], 2)) for (ck, cv), (k, v) in zip(ctx_kv, kv)]
+    def _context_prefix(self, job: _Job) -> list[KV]:
+        """agentpair layout: the context's exact K/V (shared; empty when there is no context).
+        The instruction's K/V are computed in the first canvas pass (see _forward_canvas)."""
+        _, ctx_kv = self._context(job.context, exact_kv=True)
+        if ctx_kv is not None:
+            return ctx_kv
+        p = next(self.model.parameters())
+        empty = p.new_zeros(1, self.cfg.n_kv_heads, 0, self.cfg.head_dim)
+        return [(empty, empty)] * self.cfg.n_layers
 
     # -- one denoising step -----------------------------------------------------------------
 
@@ -227,23 +228,41 @@ class Engine:
         return logits
 
     def _forward_canvas(self, jobs: list[_Job], _: bool = True) -> Tensor:
-        """Canvas only (plus `shift` prompt tokens), attending to each job's cached prefix."""
-        s = self.cfg.shift
+        """Canvas (after the instruction on a job's first exact pass, else after `shift` prompt
+        tokens), attending to each job's cached prefix; logits at canvas positions [B, C, V].
+        The instruction never attends to the canvas, so its K/V then join the prefix exactly."""
+        s, dev = self.cfg.shift, self.device
+        heads = [j.instruction_ids if j.instruction_pending else j.prompt[len(j.prompt) - s :]
+                 for j in jobs]
+        seqs = [h + j.compiled.canvas.ids for h, j in zip(heads, jobs)]
+        T, C = max(map(len, seqs)), max(len(j.compiled.canvas.ids) for j in jobs)
         P = max(j.prefix[0][0].shape[2] for j in jobs)
-        seqs = [j.prompt[len(j.prompt) - s :] + j.compiled.canvas.ids for j in jobs]
-        T = max(map(len, seqs))
-        ids = torch.tensor([q + [0] * (T - len(q)) for q in seqs], device=self.device)  # [B, T]
-        n_prefix = torch.tensor([j.prefix[0][0].shape[2] for j in jobs], device=self.device)
-        positions = n_prefix[:, None] + torch.arange(T, device=self.device)  # [B, T]
-        lengths = torch.tensor([len(q) for q in seqs], device=self.device)
-        ar_p, ar_t = torch.arange(P, device=self.device), torch.arange(T, device=self.device)
-        valid = torch.cat([ar_p[None] < n_prefix[:, None], ar_t[None] < lengths[:, None]], 1)
-        mask = valid[:, None, :].expand(-1, T, -1)  # [B, T, P + T]
+        ids = torch.tensor([q + [0] * (T - len(q)) for q in seqs], device=dev)  # [B, T]
+        n_prefix = torch.tensor([j.prefix[0][0].shape[2] for j in jobs], device=dev)
+        positions = n_prefix[:, None] + torch.arange(T, device=dev)  # [B, T]
+        seg = torch.tensor([[1 if j.instruction_pending else 2] * len(h) + [2] * (len(q) - len(h))
+                            + [3] * (T - len(q)) for h, q, j in zip(heads, seqs, jobs)], device=dev)
+        own = (seg[:, None, :] <= seg[:, :, None]) & (seg[:, None, :] < 3)  # [B, T, T]
+        own = own | torch.eye(T, dtype=torch.bool, device=dev)
+        prefix_ok = torch.arange(P, device=dev)[None] < n_prefix[:, None]  # [B, P]
+        mask = torch.cat([prefix_ok[:, None, :].expand(-1, T, -1), own], 2)  # [B, T, P + T]
+        starts = torch.tensor([len(h) - s for h in heads], device=dev)
+        at = (starts[:, None] + torch.arange(C, device=dev)).clamp(max=T - 1)  # [B, C]
         prefix = [self._stack([j.prefix[i] for j in jobs], P) for i in range(self.cfg.n_layers)]
-        return self.model(ids, positions, mask, prefix)[0]
+        logits, kvs = self.model(ids, positions, mask, prefix, logits_at=at)
+        for b, (job, head) in enumerate(zip(jobs, heads)):
+            if job.instruction_pending:
+                n = len(head)
+                job.prefix = [(torch.cat([pk, k[b : b + 1, :, :n]], 2),
+                               torch.cat([pv, v[b : b + 1, :, :n]], 2))
+                              for (pk, pv), (k, v) in zip(job.prefix, kvs)]
+                job.instruction_pending = False
+        return logits
 
     @staticmethod
     def _stack(kvs: list[KV], length: int) -> KV:
         """Per-job K/V [1, H, n, hd] right-padded to `length` and stacked: [B, H, length, hd]."""
+        if len(kvs) == 1 and kvs[0][0].shape[2] == length:
+            return kvs[0]
         pad = lambda t: F.pad(t, (0, 0, 0, length - t.shape[2]))  # noqa: E731
         return torch.cat([pad(k) for k, _ in kvs]), torch.cat([pad(v) for _, v in kvs])

@@ -57,12 +57,14 @@ def test_exact_cache_equals_uncached(engines: dict[str, Engine]) -> None:
             _key(engine.fill(requests(), sampler, use_cache=False))
     jobs = [engine._job(i, r, ThresholdSampler()) for i, r in enumerate(requests()[:4])]
     for job in jobs:
-        job.prefix = engine._exact_prefix(job)
+        job.prefix, job.instruction_pending = engine._context_prefix(job), True
     full = engine._forward_full(jobs, False)
-    cached = engine._forward_canvas(jobs)
+    first = engine._forward_canvas(jobs)  # instruction computed with the canvas, then cached
+    again = engine._forward_canvas(jobs)  # instruction K/V from the prefix
     for b, job in enumerate(jobs):
         n = len(job.compiled.canvas.ids)
-        torch.testing.assert_close(cached[b, :n], full[b, :n], atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(first[b, :n], full[b, :n], atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(again[b, :n], full[b, :n], atol=1e-4, rtol=1e-4)
 
 
 def test_approximate_cache_refreshes_per_block(engines: dict[str, Engine]) -> None:
