@@ -24,8 +24,10 @@ $(STAMP): pyproject.toml Makefile scripts/install-browser.sh
 	bash scripts/install-browser.sh $(PY)
 	@touch $(STAMP)
 
+# The embedded defaults on a bundled scenario. A small local planner may fail the task: the
+# summary says so (exit 1) and the demo still ends cleanly with the trace it wrote.
 demo: install
-	$(VENV)/bin/agentpair plan "Log in as alice and open the billing page" --start-url http://127.0.0.1/login
+	$(VENV)/bin/agentpair run login --max-steps 8 || echo "demo: the agent did not complete the scenario (see the summary and trace above)"
 
 test: install
 	$(PY) -m pytest -q $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc

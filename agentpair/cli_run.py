@@ -66,9 +66,12 @@ async def _run(args: argparse.Namespace) -> int:
     agent = _agent(args)
     async with agent:
         if scenario is not None:
+            if args.max_steps:
+                scenario = scenario.model_copy(update={"max_steps": args.max_steps})
             result_report, result = await run_scenario(scenario, agent, trace=trace)
         else:
-            task = Task(goal=args.goal, start_url=args.start_url, allowed_origins=args.allow or [])
+            task = Task(goal=args.goal, start_url=args.start_url, allowed_origins=args.allow or [],
+                        max_steps=args.max_steps or 20)
             result = await agent.run(task, trace=trace)
             result_report = report("ad-hoc", result.finished, result)
     if not args.json:
@@ -112,6 +115,7 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     run.add_argument("--headed", action="store_true", help="show the browser window")
     run.add_argument("--executor", default="default", help="default, openai or a checkpoint directory")
+    run.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (default: the scenario's)")
     planner_options(run)
     run.set_defaults(handler=_run)
 

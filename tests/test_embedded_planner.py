@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -101,3 +102,19 @@ def test_the_server_dies_with_a_killed_parent() -> None:
     while alive(child) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(child)
+
+
+def test_agentpair_run_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENTPAIR_"))}
+    before = llama_servers()
+    trace = tmp_path / "e2e.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "agentpair.cli", "run", "login", "--json", "--max-steps", "2",
+                           "--trace", str(trace)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=400)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["scenario"] == "login" and out["trace"] == str(trace) and out["steps"] >= 1
+    assert out["startup_s"] > 0 and set(out["breakdown_s"]) == {"planner", "executor", "tools", "framework"}
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert lines[0]["type"] == "header" and any(s["name"].startswith("invoke_agent") for s in lines[1:])
+    time.sleep(0.5)
+    assert llama_servers() - before == set()
