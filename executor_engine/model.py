@@ -59,12 +59,17 @@ class RMSNorm(nn.Module):
         return xf.to(x.dtype) * self.weight
 
 
-def rope(x: Tensor, positions: Tensor, theta: float) -> Tensor:
-    """Rotate halves of x [B, H, T, hd] by angles positions [B, T] * inv_freq (LLaMA style)."""
-    hd = x.shape[-1]
-    inv_freq = 1.0 / theta ** (torch.arange(0, hd, 2, device=x.device, dtype=torch.float32) / hd)
+def rope_angles(positions: Tensor, head_dim: int, theta: float) -> tuple[Tensor, Tensor]:
+    """cos, sin [B, 1, T, hd/2] of positions [B, T] * inv_freq (LLaMA style), once per forward."""
+    inv_freq = 1.0 / theta ** (torch.arange(0, head_dim, 2, device=positions.device,
+                                            dtype=torch.float32) / head_dim)
     angles = positions.float()[:, None, :, None] * inv_freq  # [B, 1, T, hd/2]
-    cos, sin = angles.cos(), angles.sin()
+    return angles.cos(), angles.sin()
+
+
+def rope(x: Tensor, rot: tuple[Tensor, Tensor]) -> Tensor:
+    """Rotate halves of x [B, H, T, hd] by the angles of rope_angles."""
+    cos, sin = rot
     x1, x2 = x.float().chunk(2, dim=-1)
     out = torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
     return out.to(x.dtype)
@@ -81,14 +86,14 @@ class Attention(nn.Module):
         self.o = nn.Linear(cfg.n_heads * hd, cfg.d_model, bias=False)
 
     def forward(
-        self, x: Tensor, positions: Tensor, mask: Tensor | None, prefix: KV | None
+        self, x: Tensor, rot: tuple[Tensor, Tensor], mask: Tensor | None, prefix: KV | None
     ) -> tuple[Tensor, KV]:
         B, T, _ = x.shape
         hd, cfg = self.cfg.head_dim, self.cfg
         q = self.q(x).view(B, T, cfg.n_heads, hd).transpose(1, 2)  # [B, H, T, hd]
         k = self.k(x).view(B, T, cfg.n_kv_heads, hd).transpose(1, 2)  # [B, Hkv, T, hd]
         v = self.v(x).view(B, T, cfg.n_kv_heads, hd).transpose(1, 2)
-        q, k = rope(q, positions, cfg.rope_theta), rope(k, positions, cfg.rope_theta)
+        q, k = rope(q, rot), rope(k, rot)
         kv = (k, v)
         if prefix is not None:
             k, v = torch.cat([prefix[0], k], dim=2), torch.cat([prefix[1], v], dim=2)
@@ -119,9 +124,9 @@ class Block(nn.Module):
         self.mlp = MLP(cfg)
 
     def forward(
-        self, x: Tensor, positions: Tensor, mask: Tensor | None, prefix: KV | None
+        self, x: Tensor, rot: tuple[Tensor, Tensor], mask: Tensor | None, prefix: KV | None
     ) -> tuple[Tensor, KV]:
-        h, kv = self.attn(self.attn_norm(x), positions, mask, prefix)
+        h, kv = self.attn(self.attn_norm(x), rot, mask, prefix)
         x = x + h
         return x + self.mlp(self.mlp_norm(x)), kv
 
@@ -149,9 +154,10 @@ class DiffusionLM(nn.Module):
         if positions is None:
             positions = torch.arange(ids.shape[1], device=ids.device).expand_as(ids)
         x = self.embed(ids)
+        rot = rope_angles(positions, self.cfg.head_dim, self.cfg.rope_theta)
         kvs = []
         for i, block in enumerate(self.blocks):
-            x, kv = block(x, positions, mask, None if prefix is None else prefix[i])
+            x, kv = block(x, rot, mask, None if prefix is None else prefix[i])
             kvs.append(kv)
         if logits_at is not None:
             x = x.gather(1, logits_at[:, :, None].expand(-1, -1, x.shape[-1]))  # [B, K, d]
