@@ -15,8 +15,12 @@ console = Console(stderr=True)
 async def _bench_executor(args: argparse.Namespace) -> int:
     from executor_engine.bench import bench_executor
 
-    with console.status("running the executor fill workload"):
-        report = await asyncio.to_thread(bench_executor, args.model, args.device)
+    if args.eval:
+        with console.status("evaluating the executor on the held-out split"):
+            report = await asyncio.to_thread(_eval_report, args)
+    else:
+        with console.status("running the executor fill workload"):
+            report = await asyncio.to_thread(bench_executor, args.model, args.device)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -31,6 +35,32 @@ async def _bench_executor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval_report(args: argparse.Namespace) -> dict:
+    """Held-out accuracy and speed of the shipped (or given) diffusion and AR executors."""
+    from pathlib import Path
+
+    from agentpair.datagen.build import build
+    from agentpair.executor_local import WEIGHTS
+    from executor_engine.evaluate import evaluate
+
+    data = Path(args.data)
+    if not data.is_file():  # regenerated from its fixed seeds (renders pages in Chromium)
+        build(data.parent, "heldout", 80)
+    report = evaluate(args.model or WEIGHTS / "executor", args.ar_model or WEIGHTS / "executor-ar",
+                      data, args.limit)
+    return {"model": str(args.model or "shipped"), **report}
+
+
+async def _bench_tracing(args: argparse.Namespace) -> int:
+    from agentpair.bench_tracing import bench_tracing
+
+    report = await asyncio.to_thread(bench_tracing, args.spans)
+    print(json.dumps(report) if args.json else
+          f"one span costs {report['tracing_us_per_span']:.0f} us with tracing on "
+          f"({report['span_us_traced_p50']:.0f} us traced vs {report['span_us_untraced_p50']:.0f} us untraced)")
+    return 0
+
+
 def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     bench = sub.add_parser("bench", help="benchmarks (JSON with --json)")
     targets = bench.add_subparsers(dest="target", required=True)
@@ -38,4 +68,15 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     executor.add_argument("--model", help="checkpoint directory (default: a tiny random-weight model)")
     executor.add_argument("--device", default="auto", help="auto, cpu or cuda")
     executor.add_argument("--json", action="store_true")
+    executor.add_argument("--eval", action="store_true",
+                          help="held-out accuracy and speed: diffusion (threshold, one token per "
+                               "forward) vs the AR baseline (default: the shipped models)")
+    executor.add_argument("--ar-model", help="AR baseline checkpoint for --eval")
+    executor.add_argument("--data", default="data/executor/heldout.jsonl",
+                          help="held-out JSONL for --eval (generated when missing)")
+    executor.add_argument("--limit", type=int, help="evaluate N held-out examples spread over the split")
     executor.set_defaults(handler=_bench_executor)
+    tracing = targets.add_parser("tracing", help="the cost of one traced span (create, attributes, export)")
+    tracing.add_argument("--spans", type=int, default=200)
+    tracing.add_argument("--json", action="store_true")
+    tracing.set_defaults(handler=_bench_tracing)
