@@ -97,6 +97,12 @@ class Scenario(BaseModel):
             timeout_s=self.timeout_s, output_schema=self.output_schema, secrets=dict(self.secrets),
         )
 
+    async def run(self, agent: Any, trace: bool | str = True) -> tuple[Any, Any]:
+        """Serve the site, run the task with `agent`, judge it: (ScenarioReport, RunResult)."""
+        from agentpair.runner import run_scenario
+
+        return await run_scenario(self, agent, trace=trace)
+
     async def check(
         self, page_or_browser: Any, answer: Any, state: dict[str, Any], violations: list[Any] = ()
     ) -> Verdict:
