@@ -203,9 +203,13 @@ class Agent:
         task = run.task
         toolbox = Toolbox([*self.browser.tools(), *self.extra_tools])
         if hasattr(self.browser, "start_task"):
-            with rec.span("start_task", "tools", attributes={"url": task.start_url or ""}):
-                await self.browser.start_task(  # type: ignore[attr-defined]
+            with rec.span("start_task", "tools", attributes={"url": task.start_url or ""}) as span:
+                started = await self.browser.start_task(  # type: ignore[attr-defined]
                     start_url=task.start_url, allowed_origins=task.allowed_origins, secrets=task.secrets)
+                span.set("gen_ai.tool.call.result", started)
+            if isinstance(started, ToolResult) and not started.ok:
+                run.stop_reason = f"the start page {task.start_url} failed: {started.error}"
+                return
         observation = await self._observe(rec, task)
         while True:
             if self._steps_done(run) >= task.max_steps:

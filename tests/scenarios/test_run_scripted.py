@@ -60,3 +60,13 @@ def test_cli_run_usage_errors_exit_2(capsys) -> None:
     assert main(["run", "no-such-scenario"]) == 2
     assert "available: " in capsys.readouterr().err
     assert main(["run", "--goal", "do it"]) == 2
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_an_unreachable_start_page_ends_the_run_with_a_clear_reason(browser: Browser, tmp_path: Path) -> None:
+    agent = Agent(SolutionPlanner([]), SolutionExecutor(), browser, trace_dir=tmp_path)
+    result = await agent.run("open the page", start_url="http://127.0.0.1:9/", trace=tmp_path / "t.jsonl")
+    assert not result.finished and "the start page http://127.0.0.1:9/ failed" in result.stop_reason
+    assert result.iterations == 0
+    lines = (tmp_path / "t.jsonl").read_text().splitlines()
+    assert any('"start_task"' in line for line in lines)
