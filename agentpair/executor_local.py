@@ -1,4 +1,6 @@
-"""The local diffusion executor: agentpair's Executor protocol over executor_engine.Engine."""
+"""The local diffusion executor: agentpair's Executor protocol over executor_engine.Engine.
+
+With no checkpoint it loads the shipped model (agentpair/weights/executor, trained here)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ from pathlib import Path
 from agentpair.models import FillRequest, FillResult, FillStats
 from executor_engine import Engine, FillInput, Sampler, ThresholdSampler
 
+WEIGHTS = Path(__file__).parent / "weights"
+SHIPPED_SAMPLER = ThresholdSampler(block_length=64, threshold=0.9)  # as evaluated
+
 
 class LocalDiffusionExecutor:
     """Fills requests with a local diffusion LM; the engine runs in a worker thread."""
@@ -18,11 +23,8 @@ class LocalDiffusionExecutor:
     def __init__(self, checkpoint: str | Path | None = None, device: str = "auto",
                  dtype: str | None = None, sampler: Sampler | None = None,
                  use_cache: bool = True):
-        if checkpoint is None:
-            raise ValueError("LocalDiffusionExecutor needs a checkpoint directory: no default "
-                             "model is shipped yet")
-        self.engine = Engine.load(checkpoint, device=device, dtype=dtype)
-        self.sampler = sampler or ThresholdSampler()
+        self.engine = Engine.load(checkpoint or WEIGHTS / "executor", device=device, dtype=dtype)
+        self.sampler = sampler or (SHIPPED_SAMPLER if checkpoint is None else ThresholdSampler())
         self.use_cache = use_cache
         self._lock = threading.Lock()  # one engine call at a time
 

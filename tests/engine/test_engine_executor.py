@@ -9,11 +9,12 @@ import pytest
 
 from agentpair.executor_local import LocalDiffusionExecutor
 from agentpair.models import FillRequest
+from executor_engine import CheckpointError
 
 
-def test_no_checkpoint_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="no default model is shipped yet"):
-        LocalDiffusionExecutor()
+def test_missing_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="missing file"):
+        LocalDiffusionExecutor(tmp_path / "missing", device="cpu")
 
 
 async def test_fill_requests(checkpoints: dict[str, Path]) -> None:
