@@ -76,7 +76,9 @@ def evaluate(diffusion: str | Path, ar: str | Path, data: str | Path, limit: int
              threshold: float = 0.9, block_length: int = 64, batches: int = 20) -> dict[str, Any]:
     """The executor report: accuracies for the three decoders and their speed, side by side."""
     torch.set_num_threads(1)
-    records = read_jsonl(data)[:limit]
+    records = read_jsonl(data)
+    if limit:  # spread over the split, keeping each page's fills together
+        records = records[:: max(1, len(records) // limit)][:limit]
     engine, decoder = Engine.load(diffusion, device="cpu"), ARDecoder.load(ar)
     thresh = ThresholdSampler(block_length=block_length, threshold=threshold)
     one = ReferenceSampler(block_length=block_length)
