@@ -148,8 +148,12 @@ class Agent:
         timeout_s: float = 300.0,
         output_schema: dict[str, Any] | None = None,
         trace: bool | str | Path = True,
+        labels: dict[str, str] | None = None,
     ) -> RunResult:
-        """Run one task to its end; `trace` is True (default path), a path, or False."""
+        """Run one task to its end; `trace` is True (default path), a path, or False.
+
+        `labels` go into the trace header (the runner records the scenario's name there).
+        """
         task = goal if isinstance(goal, Task) else Task(
             goal=goal, start_url=start_url, allowed_origins=allowed_origins or [],
             secrets=secrets or {}, max_steps=max_steps, timeout_s=timeout_s, output_schema=output_schema)
@@ -159,7 +163,7 @@ class Agent:
         recorder = RunRecorder(path, Redactor(task.secrets, [k for k in keys if k]), self.tracer_provider)
         try:
             await self.start(recorder)
-            recorder.write_header(self._header(task))
+            recorder.write_header({**self._header(task), "labels": labels or {}})
             return await self._run(task, recorder)
         finally:
             recorder.close()

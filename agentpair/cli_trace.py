@@ -11,6 +11,7 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
+from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any
 
@@ -181,17 +182,38 @@ async def _run_replay(args: argparse.Namespace, tree: RunTree, executor: Any, se
     options = {"executor": executor, "secrets": secrets, "write_trace": args.write_trace}
     if args.tools == "recorded":
         return await replay(args.trace, **options)
+    scenario = tree.header.labels.get("scenario")
+    if scenario:
+        return await _replay_scenario(args.trace, tree, scenario, options)
     url = str(tree.header.task.get("start_url") or "")
     if not url:
         raise UsageError("--tools live acts on the recorded task's start page, but this trace's task has "
                          "no start_url")
     if not await asyncio.to_thread(_reachable, url):
-        raise UsageError(f"--tools live acts on the recorded start page, but {url} is not reachable: serve "
-                         "the scenario's site first (agentpair does not serve it for a replay yet)")
+        raise UsageError(f"--tools live acts on the recorded start page, but {url} is not reachable")
     from tools.browser import Browser
 
     async with Browser() as browser:
         return await replay(args.trace, tools="live", environment=browser, **options)
+
+
+async def _replay_scenario(trace: str, tree: RunTree, name: str, options: dict[str, Any]) -> ReplayResult:
+    """Serve the recorded scenario's site again on its recorded port and replay against it."""
+    from agentpair import scenarios
+    from tools.browser import Browser
+
+    try:
+        scenario = scenarios.load(name)
+    except scenarios.ScenarioError as exc:
+        raise UsageError(f"the trace played scenario {name!r}: {exc}") from exc
+    port = urlsplit(str(tree.header.task.get("start_url") or "")).port or 0
+    options["secrets"] = {**scenario.secrets, **options["secrets"]}
+    try:
+        server = scenario.serve(port)
+    except OSError as exc:
+        raise UsageError(f"cannot serve scenario {name!r} on its recorded port {port} again: {exc}") from exc
+    async with server, Browser() as browser:
+        return await replay(trace, tools="live", environment=browser, **options)
 
 
 def print_replay(result: ReplayResult, out: Console) -> None:

@@ -42,7 +42,7 @@ def report(name: str, success: bool, result: RunResult, reasons: list[str] = (),
 async def run_scenario(scenario: Scenario, agent: Agent, trace: bool | str = True) -> tuple[ScenarioReport, RunResult]:
     """Serve the scenario's site, run its task with `agent`, and judge the run with its check."""
     async with scenario.serve() as server:
-        result = await agent.run(server.task(), trace=trace)
+        result = await agent.run(server.task(), trace=trace, labels={"scenario": scenario.name})
         browser = agent.browser
         safety = browser.violations() if hasattr(browser, "violations") else []
         verdict = await scenario.check(browser, result.answer, server.state, [*server.violations, *safety])

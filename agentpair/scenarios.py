@@ -85,9 +85,9 @@ class Scenario(BaseModel):
     def site(self) -> Path:
         return self.root / "site"
 
-    def serve(self) -> ScenarioServer:
-        """The site on a free loopback port: `with`/`async with scenario.serve() as server`."""
-        return ScenarioServer(self)
+    def serve(self, port: int = 0) -> ScenarioServer:
+        """The site on a loopback port (a free one by default): `with`/`async with scenario.serve()`."""
+        return ScenarioServer(self, port)
 
     def task(self, base_url: str) -> Task:
         base = base_url.rstrip("/")
@@ -212,13 +212,13 @@ def _parsed_reasons(check: ParsedCheck, state: dict[str, Any]) -> list[str]:
 class ScenarioServer:
     """Serves a scenario's site; POST /api/NAME records the body in `state`, GET reads it back."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, port: int = 0) -> None:
         self.scenario = scenario
         self.state: dict[str, Any] = {}
         self.violations: list[str] = []
         self.lock = threading.Lock()
         handler = partial(_Handler, self, directory=str(scenario.site))
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self._thread: threading.Thread | None = None

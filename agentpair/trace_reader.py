@@ -35,6 +35,7 @@ class TraceHeader(BaseModel):
     environment: str = ""
     tools: list[dict[str, Any]] = Field(default_factory=list, description="name, description, args_schema")
     task: dict[str, Any] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict, description="e.g. the scenario a run played")
     startup_s: float = 0.0
 
 

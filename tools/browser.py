@@ -79,7 +79,8 @@ class Browser(Guard):
         self._reported = 0
         self._typed_passwords: list[str] = []
         self._inflight: set[Request] = set()
-        self._navigations = 0
+        self._navigations = 0  # main-frame navigation requests seen
+        self._commits = 0  # main-frame documents committed
         self._navigation_url = ""
         self._pw: Playwright | None = None
         self._browser: PwBrowser | None = None
@@ -219,12 +220,14 @@ class Browser(Guard):
     ) -> ToolResult:
         """Run one action: never raises on page failures; reports blocks and page changes."""
         started = time.perf_counter()
-        url_before, navigations = self._page.url if self._page else "", self._navigations
+        url_before, navigations, commits = self._page.url if self._page else "", self._navigations, self._commits
         try:
             output = await action()
+            await self._settle_requests()  # a fetch the action started may itself navigate
             if self._navigations != navigations:
+                await self._await_commit(commits)
                 await self._settle_navigation()
-            await self._settle_requests()
+                await self._settle_requests()
         except PlaywrightTimeout as exc:
             navigated = self._navigations != navigations
             await self.stop_loading()
@@ -251,6 +254,13 @@ class Browser(Guard):
             elapsed_ms=(time.perf_counter() - started) * 1e3, changed_page=changed,
         )
 
+    async def _await_commit(self, commits: int, limit_s: float = 1.0) -> None:
+        """A navigation's response can arrive before its document commits: wait for the commit
+        (a blocked navigation never commits, hence the short limit)."""
+        deadline = time.perf_counter() + limit_s
+        while self._commits == commits and time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
+
     async def _settle_navigation(self) -> None:
         try:
             await self.page.wait_for_load_state("load", timeout=self.navigation_timeout_ms)
@@ -261,12 +271,17 @@ class Browser(Guard):
                 f"{self.page.url} to finish loading; loading was stopped"
             ) from None
 
-    async def _settle_requests(self, limit_s: float = 2.0) -> None:
-        """Give requests the action started (fetches, XHR) and popups a moment to settle."""
-        await asyncio.sleep(0.03)
+    async def _settle_requests(self, limit_s: float = 2.0, quiet_s: float = 0.05) -> None:
+        """Wait until no request has been in flight for `quiet_s` (at most `limit_s`): the fetches
+        an action started, the navigation their handlers start, popups."""
         deadline = time.perf_counter() + limit_s
-        while (self._inflight or self._deciding) and time.perf_counter() < deadline:
-            await asyncio.sleep(0.02)
+        quiet_since = time.perf_counter()
+        while time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
+            if self._inflight or self._deciding:
+                quiet_since = time.perf_counter()
+            elif time.perf_counter() - quiet_since >= quiet_s:
+                return
 
     async def locate(self, ref: str):
         """The element a ref names in the latest observation, or a clear error."""

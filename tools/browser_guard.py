@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import suppress
+from typing import Any
 
 from playwright.async_api import BrowserContext, Download, Page, Request, Route
 from playwright.async_api import Error as PlaywrightError
@@ -39,6 +40,11 @@ class Guard:
         page.set_default_timeout(self.action_timeout_ms)
         page.set_default_navigation_timeout(self.navigation_timeout_ms)
         page.on("download", self._on_download)
+        page.on("framenavigated", lambda frame: self._on_commit(page, frame))
+
+    def _on_commit(self, page: Page, frame: Any) -> None:
+        if frame == page.main_frame:
+            self._commits += 1
 
     def record(self, kind: str, url: str, detail: str, violation: bool = True) -> None:
         detail = mask_secrets(detail, self.policy.secrets)
