@@ -102,7 +102,7 @@ class Agent:
                     await self.planner.start()  # type: ignore[attr-defined]
             if self._executor is None:
                 with rec.span("startup executor", "startup"):
-                    self._executor = await defaults.default_executor(self.planner)
+                    self._executor = await defaults.default_executor()
                     self._owned.append(self._executor)
             if self._browser is None:
                 with rec.span("startup browser", "startup"):

@@ -16,23 +16,31 @@ console = Console(stderr=True)
 
 
 def make_executor(choice: str, planner: Any) -> Any:
-    """`default` -> None (the agent picks its default), `openai` -> OpenAIExecutor, else a checkpoint dir."""
+    """`default` -> None (the agent's default), `openai` -> OpenAIExecutor (its own endpoint, else the
+    planner's), `ar-baseline` -> the shipped AR baseline, else a diffusion checkpoint directory."""
     if choice == "default":
         return None
     if choice == "openai":
         from agentpair.executor import OpenAIExecutor
 
-        if os.environ.get("AGENTPAIR_EXECUTOR_BASE_URL") or not hasattr(planner, "server"):
+        if planner is None or os.environ.get("AGENTPAIR_EXECUTOR_BASE_URL"):
             return OpenAIExecutor()
-        return OpenAIExecutor(base_url=planner.base_url, structured_output="llamacpp")  # the embedded server
-    if Path(choice).is_dir():
-        from agentpair.executor_local import LocalDiffusionExecutor
+        if hasattr(planner, "server"):  # the embedded llama.cpp planner
+            return OpenAIExecutor(base_url=planner.base_url, api_key="not-needed", structured_output="llamacpp")
+        endpoint = planner.endpoint
+        return OpenAIExecutor(base_url=endpoint.base_url, model=endpoint.model, api_key=endpoint.api_key)
+    try:
+        if choice == "ar-baseline":
+            from agentpair.executor_ar import ARBaselineExecutor
 
-        try:
+            return ARBaselineExecutor()
+        if Path(choice).is_dir():
+            from agentpair.executor_local import LocalDiffusionExecutor
+
             return LocalDiffusionExecutor(checkpoint=choice)
-        except Exception as exc:  # CheckpointError and friends name the file or tensor
-            raise UsageError(f"cannot load the executor checkpoint {choice}: {exc}") from exc
-    raise UsageError(f"--executor is default, openai or a checkpoint directory, not {choice!r}")
+    except Exception as exc:  # CheckpointError and friends name the file or tensor
+        raise UsageError(f"cannot load the {choice} executor: {exc}") from exc
+    raise UsageError(f"--executor is default, openai, ar-baseline or a checkpoint directory, not {choice!r}")
 
 
 def _agent(args: argparse.Namespace) -> Any:
@@ -114,7 +122,7 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
     where.add_argument("--no-trace", action="store_true", help="write no trace")
     run.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     run.add_argument("--headed", action="store_true", help="show the browser window")
-    run.add_argument("--executor", default="default", help="default, openai or a checkpoint directory")
+    run.add_argument("--executor", default="default", help="default (the shipped diffusion model), openai, ar-baseline or a checkpoint directory")
     run.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (default: the scenario's)")
     planner_options(run)
     run.set_defaults(handler=_run)

@@ -12,7 +12,6 @@ import json
 import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -129,21 +128,13 @@ def _secrets(pairs: list[str]) -> dict[str, str]:
 
 
 async def _executor(choice: str) -> Any:
+    """`recorded`, or a live executor chosen as for `agentpair run` (what-if replay)."""
     if choice == "recorded":
         return "recorded"
-    if choice in ("default", "openai"):
-        from agentpair.defaults import default_executor
-        from agentpair.executor import OpenAIExecutor
+    from agentpair.cli_run import make_executor
+    from agentpair.defaults import default_executor
 
-        return OpenAIExecutor() if choice == "openai" else await default_executor(None)  # type: ignore[arg-type]
-    if Path(choice).is_dir():
-        try:
-            from agentpair.executor_local import LocalDiffusionExecutor
-
-            return LocalDiffusionExecutor(checkpoint=choice)
-        except Exception as exc:  # a missing engine dependency or a bad checkpoint
-            raise UsageError(f"cannot load the executor checkpoint {choice}: {exc}") from exc
-    raise UsageError(f"--executor is recorded, default, openai or a checkpoint directory, not {choice!r}")
+    return make_executor(choice, None) or await default_executor()
 
 
 def _reachable(url: str) -> bool:

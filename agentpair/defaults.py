@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 from agentpair.executor import Executor, OpenAIExecutor
@@ -18,14 +19,13 @@ def default_planner() -> Planner:
     return EmbeddedPlanner()
 
 
-async def default_executor(planner: Planner) -> Executor:
-    """AGENTPAIR_EXECUTOR_BASE_URL when set, else an OpenAIExecutor on the planner's endpoint."""
+async def default_executor() -> Executor:
+    """AGENTPAIR_EXECUTOR_BASE_URL when set, else the diffusion model shipped with agentpair."""
     if os.environ.get("AGENTPAIR_EXECUTOR_BASE_URL"):
         return OpenAIExecutor()
-    if hasattr(planner, "server"):  # the embedded llama.cpp planner
-        return OpenAIExecutor(base_url=planner.base_url, api_key="not-needed", structured_output="llamacpp")
-    return OpenAIExecutor(base_url=getattr(getattr(planner, "endpoint", None), "base_url", None),
-                          api_key=getattr(planner, "api_key", None))
+    from agentpair.executor_local import LocalDiffusionExecutor
+
+    return await asyncio.to_thread(LocalDiffusionExecutor)
 
 
 async def default_browser() -> Environment:
