@@ -7,9 +7,8 @@ import asyncio
 import threading
 from pathlib import Path
 
-from agentpair.executor_local import WEIGHTS
-from agentpair.models import FillRequest, FillResult, FillStats
-from executor_engine import FillInput
+from agentpair.executor_local import WEIGHTS, fill_with
+from agentpair.models import FillRequest, FillResult
 from executor_engine.ar import ARDecoder
 
 
@@ -26,14 +25,5 @@ class ARBaselineExecutor:
         return await asyncio.to_thread(self._fill, requests)
 
     def _fill(self, requests: list[FillRequest]) -> list[FillResult]:
-        inputs = [FillInput(r.instruction, r.context, r.schema_, r.template, dict(r.allowed))
-                  for r in requests]
-        try:
-            with self._lock:
-                outputs = self.decoder.fill(inputs)
-        except Exception as e:  # the whole batch failed
-            return [FillResult(error=f"{type(e).__name__}: {e}") for _ in requests]
-        return [FillResult(value=o.value, error=o.error,
-                           stats=FillStats(forward_passes=o.nfe, tokens=o.tokens,
-                                           tokens_per_forward=o.tokens_per_forward, ms=o.ms))
-                for o in outputs]
+        with self._lock:
+            return fill_with(self.decoder.fill, requests)
