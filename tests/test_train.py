@@ -66,3 +66,15 @@ def test_shipped_model_fills_a_tool_call():
     result = executor._fill([request])[0]
     assert result.error is None and result.value["ref"] in record["allowed"]["/ref"]
     assert isinstance(executor.engine.fill([_request(record)], ThresholdSampler())[0].value, dict)
+
+
+def test_shipped_ar_baseline_fills_a_tool_call():
+    from agentpair.executor_ar import ARBaselineExecutor
+    from agentpair.models import FillRequest
+
+    record = next(r for r in offline_records("heldout", 3) if r.get("tool") == "click")
+    request = FillRequest(kind="tool_args", instruction=record["instruction"],
+                          context=record["context"], schema=record["schema"],
+                          allowed=record["allowed"])
+    result = ARBaselineExecutor()._fill([request])[0]
+    assert result.error is None and result.value["ref"] in record["allowed"]["/ref"]
