@@ -121,22 +121,28 @@ class _RunRouter(SpanProcessor):
 _routers: weakref.WeakKeyDictionary[TracerProvider, _RunRouter] = weakref.WeakKeyDictionary()
 
 
+_own_provider: TracerProvider | None = None
+
+
 def _provider() -> TracerProvider:
-    """The application's SDK tracer provider if it set one, else our own (with OTLP if asked)."""
+    """The application's SDK tracer provider if it set one, else our own, made once per process
+    (exporting over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set)."""
+    global _own_provider
     current = trace.get_tracer_provider()
     if isinstance(current, TracerProvider):
         return current
-    provider = TracerProvider(resource=Resource.create({"service.name": "agentpair"}))
-    if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
-        try:
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        except ImportError as exc:
-            raise RuntimeError(
-                "OTEL_EXPORTER_OTLP_ENDPOINT is set but the OTLP exporter is not installed: "
-                "pip install 'agentpair[otlp]'"
-            ) from exc
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-    return provider
+    if _own_provider is None:
+        _own_provider = TracerProvider(resource=Resource.create({"service.name": "agentpair"}))
+        if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
+            try:
+                from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+            except ImportError as exc:
+                raise RuntimeError(
+                    "OTEL_EXPORTER_OTLP_ENDPOINT is set but the OTLP exporter is not installed: "
+                    "pip install 'agentpair[otlp]'"
+                ) from exc
+            _own_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    return _own_provider
 
 
 def default_trace_path(name: str, directory: str | Path = "runs") -> Path:
