@@ -4,6 +4,8 @@ that carries it out on the Browser's current page.
 
 from __future__ import annotations
 
+import asyncio
+
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
@@ -173,7 +175,13 @@ async def scroll(browser: Browser, direction: str = "down") -> ToolResult:
 async def go_back(browser: Browser) -> ToolResult:
     async def act() -> str:
         before = browser.page.url
-        response = await browser.page.go_back(wait_until="load")
+        try:
+            response = await browser.page.go_back(wait_until="load")
+        except PlaywrightError as exc:
+            if "ERR_ABORTED" not in str(exc) or browser.page.url != before:
+                raise
+            await asyncio.sleep(0.2)  # a navigation we abandoned was still unwinding: try once more
+            response = await browser.page.go_back(wait_until="load")
         if browser.page.url == "about:blank" != before:
             await browser.page.go_forward(wait_until="load")  # the blank tab a run starts from
             response = None
