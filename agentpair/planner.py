@@ -12,7 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agentpair.endpoint import Attempt, Completion, Endpoint, EndpointError, StructuredOutput
+from agentpair.endpoint import Attempt, Endpoint, EndpointError, StructuredOutput
 from agentpair.models import Plan, StepRecord, Task
 from agentpair.redaction import Redactor
 
@@ -192,8 +192,8 @@ class OpenAIPlanner:
         schema = plan_schema([t.name for t in request.tools], request.output_schema)
         attempts: list[Attempt] = []
         usage = [0, 0]
-        completion: Completion | None = None
-        for ask in range(2):
+        error = ""
+        for _ in range(2):
             try:
                 completion = await self.endpoint.complete_json(messages, schema, "plan")
             except EndpointError as exc:
@@ -205,10 +205,6 @@ class OpenAIPlanner:
                 plan = Plan.model_validate(json.loads(completion.text, strict=False))
             except (json.JSONDecodeError, ValidationError) as exc:
                 error = _short_error(exc) if isinstance(exc, ValidationError) else f"not JSON: {exc}"
-                if ask == 1:
-                    raise PlannerError(
-                        f"{self.endpoint.base_url} (model {self.endpoint.model}) gave an invalid plan "
-                        f"twice: {error}", attempts) from exc
                 messages += [
                     {"role": "assistant", "content": completion.text},
                     {"role": "user", "content": f"That plan is invalid: {error}. Answer again with "
@@ -219,7 +215,8 @@ class OpenAIPlanner:
                 plan=plan, model=completion.model, input_tokens=usage[0], output_tokens=usage[1],
                 raw=completion.text, attempts=[vars(a) for a in attempts],
             )
-        raise AssertionError("unreachable")
+        raise PlannerError(f"{self.endpoint.base_url} (model {self.endpoint.model}) gave an invalid plan "
+                           f"twice: {error}", attempts)
 
     async def aclose(self) -> None:
         await self.endpoint.aclose()
