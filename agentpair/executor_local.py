@@ -1,19 +1,29 @@
 """The local diffusion executor: agentpair's Executor protocol over executor_engine.Engine.
 
-With no checkpoint it loads the shipped model (agentpair/weights/executor, trained here)."""
+With no checkpoint it loads the shipped model (agentpair/weights/executor, trained here).
+
+The shipped models were trained on snapshots whose refs read `[ref=e12]`; after a navigation
+Playwright prefixes the main frame's refs with its frame (`[ref=f1e12]`). So when every ref in a
+schema request's context carries the same prefix, the model sees plain `eN` refs (context and
+all-ref allowed lists) and the prefix is put back on the refs it returns. Mixed prefixes (iframes)
+and template requests (free text that could not be mapped back) go to the model unchanged."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from agentpair.models import FillRequest, FillResult, FillStats
 from executor_engine import Engine, FillInput, FillOutput, Sampler, ThresholdSampler
 
 WEIGHTS = Path(__file__).parent / "weights"
 SHIPPED_SAMPLER = ThresholdSampler(block_length=64, threshold=0.9)  # as evaluated
+CONTEXT_REF = re.compile(r"\[ref=(f\d+)?e\d+\]")
+PLAIN_REF = re.compile(r"e\d+")
 
 
 class LocalDiffusionExecutor:
@@ -40,12 +50,47 @@ class LocalDiffusionExecutor:
 def fill_with(run: Callable[[list[FillInput]], list[FillOutput]], requests: list[FillRequest]) -> list[FillResult]:
     """Run an engine-level fill over agentpair's requests; a failure of the whole batch becomes
     each request's error (e.g. out of memory), never an exception."""
-    inputs = [FillInput(r.instruction, r.context, r.schema_, r.template, dict(r.allowed)) for r in requests]
+    unframed = [_unframed(r) for r in requests]
     try:
-        outputs = run(inputs)
+        outputs = run([i for i, _, _ in unframed])
     except Exception as e:
         return [FillResult(error=f"{type(e).__name__}: {e}") for _ in requests]
-    return [FillResult(value=o.value, error=o.error,
-                       stats=FillStats(forward_passes=o.nfe, tokens=o.tokens,
-                                       tokens_per_forward=o.tokens_per_forward, ms=o.ms))
-            for o in outputs]
+    results = []
+    for o, (_, prefix, pointers) in zip(outputs, unframed):
+        value = o.value
+        for pointer in pointers:
+            parts = [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+            value = _reframed(value, parts, prefix)
+        results.append(FillResult(value=value, error=o.error,
+                                  stats=FillStats(forward_passes=o.nfe, tokens=o.tokens,
+                                                  tokens_per_forward=o.tokens_per_forward, ms=o.ms)))
+    return results
+
+
+def _unframed(r: FillRequest) -> tuple[FillInput, str, list[str]]:
+    """The engine's input for a request, without the frame prefix (`f1`) that all its context's
+    refs carry; with the prefix taken off and the allowed pointers rewritten ("", [] if none)."""
+    allowed = dict(r.allowed)
+    prefixes = {m.group(1) for m in CONTEXT_REF.finditer(r.context)}
+    if r.template is not None or len(prefixes) != 1 or None in prefixes:
+        return FillInput(r.instruction, r.context, r.schema_, r.template, allowed), "", []
+    prefix = prefixes.pop()
+    framed = re.compile(re.escape(prefix) + PLAIN_REF.pattern)
+    pointers = [p for p, values in allowed.items()
+                if values and all(isinstance(v, str) and framed.fullmatch(v) for v in values)]
+    for p in pointers:
+        allowed[p] = [v[len(prefix):] for v in allowed[p]]
+    context = r.context.replace(f"[ref={prefix}e", "[ref=e")
+    return FillInput(r.instruction, context, r.schema_, None, allowed), prefix, pointers
+
+
+def _reframed(value: Any, parts: list[str], prefix: str) -> Any:
+    """`value` with the prefix put back on the plain ref at the pointer `parts`, if one is there."""
+    if not parts:
+        return prefix + value if isinstance(value, str) and PLAIN_REF.fullmatch(value) else value
+    key, rest = parts[0], parts[1:]
+    if isinstance(value, dict) and key in value:
+        value[key] = _reframed(value[key], rest, prefix)
+    elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+        value[int(key)] = _reframed(value[int(key)], rest, prefix)
+    return value
