@@ -44,6 +44,9 @@ class Step(BaseModel):
     kind: StepKind
     instruction: str = Field("", description="what to do, in words (target, value)")
     tool: str | None = Field(None, description="act: the tool to call, e.g. click, type")
+    args: dict[str, Any] | None = Field(
+        None, description="act: the tool's arguments when the planner wrote them itself (single-model mode); "
+                          "the executor is then not called")
     schema_: dict[str, Any] | None = Field(
         None, alias="schema", description="extract: JSON schema of the value to extract"
     )

@@ -22,6 +22,7 @@ SNAPSHOT_CHARS_FOR_PLANNER = 1500
 class ToolInfo(BaseModel):
     name: str
     description: str
+    args_schema: dict[str, Any] | None = Field(None, description="single-model mode: the tool's arguments")
 
 
 class PlanRequest(BaseModel):
@@ -37,6 +38,9 @@ class PlanRequest(BaseModel):
     memory: list[Any] = Field(default_factory=list)
     history: list[str] = Field(default_factory=list)
     tools: list[ToolInfo] = Field(default_factory=list)
+    single_model: bool = Field(False, description="the planner writes the one next tool call, arguments "
+                                                  "included (agentpair.single_model); no executor runs")
+    refs: list[str] = Field(default_factory=list, description="single-model mode: the refs on `page`")
 
 
 class PlanReply(BaseModel):
@@ -150,6 +154,15 @@ def render_user_message(request: PlanRequest) -> str:
     return "\n\n".join(parts)
 
 
+def prompt_and_schema(request: PlanRequest) -> tuple[str, dict[str, Any]]:
+    """The system prompt and plan schema a request is answered under: paired or single-model."""
+    if request.single_model:
+        from agentpair import single_model  # it builds on this module
+
+        return single_model.SYSTEM_PROMPT, single_model.plan_schema(request)
+    return SYSTEM_PROMPT, plan_schema([t.name for t in request.tools], request.output_schema)
+
+
 class OpenAIPlanner:
     """A planner on any OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, llama.cpp, ...).
 
@@ -185,11 +198,11 @@ class OpenAIPlanner:
         return {"kind": "openai", **self.endpoint.identity()}
 
     async def plan(self, request: PlanRequest) -> PlanReply:
+        system, schema = prompt_and_schema(request)
         messages = [
-            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "system", "content": system},
             {"role": "user", "content": render_user_message(request)},
         ]
-        schema = plan_schema([t.name for t in request.tools], request.output_schema)
         attempts: list[Attempt] = []
         usage = [0, 0]
         error = ""

@@ -1,0 +1,86 @@
+"""Single-model mode: the planner model itself writes each tool call, arguments included, one call
+per iteration, and no executor runs. It is the usual agent of today, the one `agentpair bench loop`
+measures the pairing against (`Agent(single_model=True)`, `agentpair run --single-model`).
+
+This module owns what differs from the paired planner: the request (the page with its element
+refs, which the model must name itself, and each tool with its arguments), the system prompt, and
+the plan schema (one step: an act whose `args` follow the tool's argument schema, refs limited to
+those on the page the model saw, or a finish). There is no extract or code step: the model reads
+values off the page itself and puts them in its finish answer, and types any text it composes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentpair.models import StepRecord, Task
+from agentpair.planner import PlanRequest, ToolInfo, plan_request
+from agentpair.redaction import Redactor
+from tools.base import Observation, Tool
+from tools.snapshot import refs_in
+
+SYSTEM_PROMPT = """You are a web agent. You see the goal, the current page (its elements carry \
+[ref=eN]) and what was done so far, and you answer with a JSON object holding the one next step:
+- act: call a tool. Set "tool" to one of the tools listed and "args" to its arguments; name \
+elements by their ref on the current page (e.g. {"ref": "e7"}). Say in "instruction" what the call does.
+- finish: the task is done; put the final answer in "answer", read from the page.
+Secrets are written as {{secret:NAME}}; type them as they are, never guess their values.
+You will see the next page after each step."""
+
+# Kept from a tool's argument schema: what constrains a value (titles, descriptions and defaults
+# only lengthen the grammar; nested references cannot be resolved outside their document).
+KEPT_KEYWORDS = ("type", "enum", "const", "minimum", "maximum")
+TEXT_MAX_CHARS = 400
+PAGE_CHARS = 1500  # of the snapshot, refs included (as much as the paired planner was first given)
+
+
+def single_model_request(task: Task, observation: Observation, memory: list[Any], history: list[StepRecord],
+                         tools: list[Tool]) -> PlanRequest:
+    """The paired planner's request, but with the page's refs kept and each tool's arguments."""
+    infos = [ToolInfo(name=t.name, description=f"{t.description} Args: {signature(t.args_schema())}",
+                      args_schema=t.args_schema()) for t in tools]
+    request = plan_request(task, observation, memory, history, infos)
+    page = Redactor(task.secrets).text(observation.snapshot[:PAGE_CHARS])
+    return request.model_copy(update={"single_model": True, "page": page, "refs": refs_in(page)})
+
+
+def signature(schema: dict[str, Any]) -> str:
+    """A tool's arguments in one line: `ref, text, submit?` (? marks an optional one)."""
+    required = set(schema.get("required", []))
+    names = [name if name in required else f"{name}?" for name in schema.get("properties", {})]
+    return ", ".join(names) or "none"
+
+
+def args_schema(schema: dict[str, Any], refs: list[str]) -> dict[str, Any]:
+    """A tool's argument schema for the planner: closed, a `ref` one of `refs` (or empty where it
+    is optional), free text bounded."""
+    required = list(schema.get("required", []))
+    properties = {}
+    for name, prop in schema.get("properties", {}).items():
+        kept = {k: v for k, v in prop.items() if k in KEPT_KEYWORDS}
+        if name == "ref" and refs:
+            kept = {"enum": [*refs, *([] if name in required else [""])]}
+        elif kept.get("type") == "string" and "enum" not in kept:
+            kept["maxLength"] = TEXT_MAX_CHARS
+        properties[name] = kept
+    return {"type": "object", "additionalProperties": False, "required": required, "properties": properties}
+
+
+def plan_schema(request: PlanRequest) -> dict[str, Any]:
+    """Exactly one step: an act per tool (its name a constant, its args its schema) or a finish."""
+
+    def step(kind: str, props: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "additionalProperties": False, "required": ["kind", "instruction", *props],
+                "properties": {"kind": {"const": kind}, "instruction": {"type": "string", "maxLength": 120},
+                               **props}}
+
+    acts = [step("act", {"tool": {"const": t.name}, "args": args_schema(t.args_schema or {}, request.refs)})
+            for t in request.tools]
+    return {
+        "type": "object", "additionalProperties": False, "required": ["thought", "steps"],
+        "properties": {
+            "thought": {"type": "string", "maxLength": 120},
+            "steps": {"type": "array", "minItems": 1, "maxItems": 1, "items": {"anyOf": [
+                *acts, step("finish", {"answer": request.output_schema or {}})]}},
+        },
+    }
