@@ -19,14 +19,14 @@ from opentelemetry.trace import SpanKind
 from agentpair.attribution import categorize
 from agentpair.events import AgentEvent
 from agentpair.executor import Executor
-from agentpair.models import FillRequest, FillResult, Plan, RunResult, Step, StepRecord, Task
+from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
 from agentpair.render import executor_context
 from agentpair.redaction import Redactor
+from agentpair.single_model import single_model_request
+from agentpair.step_work import fill_requests, tool_call
 from agentpair.tracing import RunRecorder, default_trace_path
 from tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
-
-TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 
 
 class _Run:
@@ -47,7 +47,8 @@ class Agent:
 
     `None` for planner, executor or browser means the embedded defaults: llama.cpp with the
     shipped SmolLM2 planner (or the endpoint in OPENAI_BASE_URL), the default executor, and a
-    headless Chromium.
+    headless Chromium. `single_model=True` makes the planner write each tool call itself, one per
+    iteration (agentpair.single_model), and loads no default executor.
     """
 
     def __init__(
@@ -61,6 +62,7 @@ class Agent:
         trace_dir: str | Path = "runs",
         tracer_provider: TracerProvider | None = None,
         on_event: Callable[[AgentEvent], None] | None = None,
+        single_model: bool = False,
     ) -> None:
         from agentpair import defaults
 
@@ -72,6 +74,7 @@ class Agent:
         self.trace_dir = Path(trace_dir)
         self.tracer_provider = tracer_provider
         self.on_event = on_event
+        self.single_model = single_model
         self.startup_s = 0.0
         self._started = False
         self._owned: list[Any] = []
@@ -100,7 +103,7 @@ class Agent:
             if hasattr(self.planner, "start"):
                 with rec.span("startup planner", "startup"):
                     await self.planner.start()  # type: ignore[attr-defined]
-            if self._executor is None:
+            if self._executor is None and not self.single_model:
                 with rec.span("startup executor", "startup"):
                     self._executor = await defaults.default_executor()
                     self._owned.append(self._executor)
@@ -172,7 +175,8 @@ class Agent:
         identity = lambda part: part.identity() if hasattr(part, "identity") else {"name": type(part).__name__}
         tools = [{"name": t.name, "description": t.description, "args_schema": t.args_schema()}
                  for t in [*self.browser.tools(), *self.extra_tools]]
-        return {"agent": self.name, "planner": identity(self.planner), "executor": identity(self.executor),
+        executor = identity(self._executor) if self._executor is not None else {"name": "none (single model)"}
+        return {"agent": self.name, "planner": identity(self.planner), "executor": executor,
                 "environment": type(self.browser).__name__, "tools": tools, "task": task.public_view(),
                 "startup_s": self.startup_s}
 
@@ -241,8 +245,11 @@ class Agent:
         return observation
 
     async def _plan(self, rec: RunRecorder, run: _Run, observation: Observation, toolbox: Toolbox) -> PlanReply:
-        tools = [ToolInfo(name=t.name, description=t.description) for t in toolbox]
-        request = plan_request(run.task, observation, run.memory, run.records, tools)
+        if self.single_model:
+            request = single_model_request(run.task, observation, run.memory, run.records, list(toolbox))
+        else:
+            tools = [ToolInfo(name=t.name, description=t.description) for t in toolbox]
+            request = plan_request(run.task, observation, run.memory, run.records, tools)
         identity = self.planner.identity() if hasattr(self.planner, "identity") else {}
         model = str(identity.get("model", self.planner.name))
         with rec.span(f"chat {model}", "planner", SpanKind.CLIENT, attributes={
@@ -291,36 +298,17 @@ class Agent:
                 pending = pending[len(batch):]
         return await self._observe(rec, run.task) if acted else observation
 
-    def _fill_requests(self, step: Step, context: str, observation: Observation,
-                       toolbox: Toolbox) -> list[FillRequest]:
-        """The executor's work for one step (none for an unknown tool; two for a targeted code step)."""
-        refs = {"/ref": list(observation.refs)} if observation.refs else {}
-        if step.kind == "act":
-            tool = toolbox.get(step.tool or "")
-            if tool is None:
-                return []
-            schema = tool.args_schema()
-            allowed = refs if "ref" in schema.get("properties", {}) else {}
-            return [FillRequest(kind="tool_args", instruction=step.instruction, context=context,
-                                schema=schema, allowed=allowed)]
-        if step.kind == "extract":
-            return [FillRequest(kind="extract", instruction=step.instruction, context=context,
-                                schema=step.schema_)]
-        requests = [FillRequest(kind="code", instruction=step.instruction, context=context,
-                                template=step.template)]
-        if step.target:
-            requests.append(FillRequest(kind="tool_args", instruction=f"the element: {step.target}",
-                                        context=context, schema=TARGET_SCHEMA, allowed=refs))
-        return requests
-
     async def _fill(self, rec: RunRecorder, run: _Run, steps: list[Step], observation: Observation,
                     toolbox: Toolbox) -> list[list[FillResult]]:
         """One batched executor call for every step that reads this observation."""
         context = executor_context(run.task, observation, run.memory)
-        per_step = [self._fill_requests(s, context, observation, toolbox) for s in steps]
+        per_step = [fill_requests(s, context, observation, toolbox) for s in steps]
         requests = [r for reqs in per_step for r in reqs]
         results: list[FillResult] = []
-        if requests:
+        if requests and self._executor is None:  # single-model mode: the planner was to write the args
+            results = [FillResult(error="no executor runs in single-model mode: give the tool's args")
+                       for _ in requests]
+        elif requests:
             with rec.span(f"fill {self.executor.name}", "executor", attributes={
                 "agentpair.executor": self.executor.name, "agentpair.batch_size": len(requests),
                 "agentpair.fill_requests": requests}) as span:
@@ -341,7 +329,7 @@ class Agent:
                    toolbox: Toolbox) -> tuple[StepRecord, ToolResult | None]:
         record = StepRecord(iteration=run.iteration, step=step, fill=fills[0] if fills else None)
         error = next((f.error for f in fills if f.error), None)
-        if step.kind == "act" and not fills:
+        if step.kind == "act" and not fills and step.args is None:
             error = f"unknown tool {step.tool!r} (known: {', '.join(toolbox.names())})"
         if error:
             record.ok, record.error = False, error
@@ -356,10 +344,7 @@ class Agent:
             record.output = fills[0].value
             run.memory.append(fills[0].value)
             return record, None
-        if step.kind == "code":
-            name, args = "type", {"ref": fills[1].value["ref"], "text": fills[0].value}
-        else:
-            name, args = step.tool or "", fills[0].value
+        name, args = tool_call(step, fills)
         result = await self._call_tool(rec, toolbox, name, args)
         record.tool_args, record.ok, record.error, record.output = args, result.ok, result.error, result.output
         self._emit("step", run.iteration, f"{name} {args} -> {'ok' if result.ok else 'FAILED: ' + str(result.error)}",

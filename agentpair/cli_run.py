@@ -50,7 +50,10 @@ def _agent(args: argparse.Namespace) -> Any:
     from tools.browser import Browser
 
     planner = planner_from_args(args)
-    return Agent(planner, make_executor(args.executor, planner), Browser(headless=not args.headed),
+    if args.single_model and args.executor != "default":
+        raise UsageError("--single-model runs no executor: drop --executor")
+    executor = None if args.single_model else make_executor(args.executor, planner)
+    return Agent(planner, executor, Browser(headless=not args.headed), single_model=args.single_model,
                  on_event=None if args.json else LiveProgress(console))
 
 
@@ -124,6 +127,8 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--headed", action="store_true", help="show the browser window")
     run.add_argument("--executor", default="default", help="default (the shipped diffusion model), openai, ar-baseline or a checkpoint directory")
     run.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (default: the scenario's)")
+    run.add_argument("--single-model", action="store_true",
+                     help="the planner writes each tool call itself, one per iteration; no executor")
     planner_options(run)
     run.set_defaults(handler=_run)
 

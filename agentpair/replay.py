@@ -70,6 +70,12 @@ def recorded_task(tree: RunTree, secrets: dict[str, str] | None, live: bool) -> 
     return Task.model_validate({**data, "secrets": {n: given.get(n, secret_placeholder(n)) for n in names}})
 
 
+def recorded_single_model(tree: RunTree) -> bool:
+    """Whether the recorded run was a single-model one (its planner wrote the tool calls)."""
+    chats = tree.planner_calls()
+    return bool(chats and (chats[0].data("agentpair.plan_request") or {}).get("single_model"))
+
+
 def _environment(tools: str, environment: Environment | None, recording: Recording) -> Any:
     if tools == "recorded":
         if environment is not None:
@@ -122,7 +128,7 @@ async def replay(
         raise ValueError(f"executor must be 'recorded' or an Executor, not {executor!r}")
     what_if = None if isinstance(executor, str) else ComparedExecutor(executor, recording)
     agent = Agent(RecordedPlanner(recording), what_if or RecordedExecutor(recording), env,
-                  name=tree.header.agent or "agentpair")
+                  name=tree.header.agent or "agentpair", single_model=recorded_single_model(tree))
     warnings = list(tree.warnings)
     run: RunResult | None = None
     divergence: Divergence | None = None

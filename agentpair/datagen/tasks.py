@@ -7,10 +7,10 @@ import json
 import random
 from typing import Any
 
-from agentpair.agent import TARGET_SCHEMA
 from agentpair.datagen.pages import El, Page, code, person
 from agentpair.datagen.vocab import Vocab
 from agentpair.models import Task
+from agentpair.step_work import TARGET_SCHEMA
 from agentpair.render import executor_context
 from tools.base import Observation
 from tools.browser_actions import (CheckArgs, ClickArgs, GotoArgs, PressArgs, ScrollArgs,

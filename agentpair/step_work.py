@@ -1,0 +1,41 @@
+"""What one plan step asks for: the executor's fill requests, and the tool call the step comes to
+(from the executor's fills, or from the arguments the planner wrote itself in single-model mode)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentpair.models import FillRequest, FillResult, Step
+from tools.base import Observation, Toolbox
+
+TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
+
+
+def fill_requests(step: Step, context: str, observation: Observation, toolbox: Toolbox) -> list[FillRequest]:
+    """The executor's work for one step: none when the planner wrote the args or the tool is
+    unknown, two for a targeted code step (the text, then the element to type it into)."""
+    refs = {"/ref": list(observation.refs)} if observation.refs else {}
+    if step.kind == "act":
+        tool = toolbox.get(step.tool or "")
+        if tool is None or step.args is not None:
+            return []
+        schema = tool.args_schema()
+        allowed = refs if "ref" in schema.get("properties", {}) else {}
+        return [FillRequest(kind="tool_args", instruction=step.instruction, context=context,
+                            schema=schema, allowed=allowed)]
+    if step.kind == "extract":
+        return [FillRequest(kind="extract", instruction=step.instruction, context=context,
+                            schema=step.schema_)]
+    requests = [FillRequest(kind="code", instruction=step.instruction, context=context,
+                            template=step.template)]
+    if step.target:
+        requests.append(FillRequest(kind="tool_args", instruction=f"the element: {step.target}",
+                                    context=context, schema=TARGET_SCHEMA, allowed=refs))
+    return requests
+
+
+def tool_call(step: Step, fills: list[FillResult]) -> tuple[str, dict[str, Any]]:
+    """The tool name and arguments of an act step or a targeted code step, once filled."""
+    if step.kind == "code":
+        return "type", {"ref": fills[1].value["ref"], "text": fills[0].value}
+    return step.tool or "", step.args if step.args is not None else fills[0].value
