@@ -61,6 +61,12 @@ async def _bench_tracing(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _bench_loop(args: argparse.Namespace) -> int:
+    from agentpair.bench_loop import main
+
+    return await main(args)
+
+
 def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     bench = sub.add_parser("bench", help="benchmarks (JSON with --json)")
     targets = bench.add_subparsers(dest="target", required=True)
@@ -80,3 +86,14 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     tracing.add_argument("--spans", type=int, default=200)
     tracing.add_argument("--json", action="store_true")
     tracing.set_defaults(handler=_bench_tracing)
+    from agentpair.cli import planner_options
+
+    loop = targets.add_parser("loop", help="planner + diffusion executor vs a single-model agent vs the AR "
+                                           "executor, interleaved, with the time split (agentpair.bench_loop)")
+    loop.add_argument("--scenarios", default="all", help="all, or scenario names separated by commas")
+    loop.add_argument("--runs", type=int, default=1, help="runs per scenario and configuration")
+    loop.add_argument("--max-steps", type=int, metavar="N", help="stop each run after N steps (default: the scenario's)")
+    loop.add_argument("--plot", default="docs/loop-split.png", metavar="PATH", help="the time-split PNG")
+    loop.add_argument("--json", action="store_true")
+    planner_options(loop)
+    loop.set_defaults(handler=_bench_loop)

@@ -1,0 +1,237 @@
+"""`agentpair bench loop`: the pairing measured against a single-model agent, side by side.
+
+One planner, started once, drives three configurations for each scenario and run, interleaved
+(paired, single_model, ar_executor, paired, ...) so that machine drift hits all alike:
+
+- paired: the planner + the default executor (the shipped diffusion model);
+- single_model: the planner writes every tool call itself, no executor (agentpair.single_model);
+- ar_executor: the planner + the AR baseline executor, which isolates what diffusion decoding buys.
+
+Every run is traced, and all figures are read back from the trace files: wall time (start-up
+excluded), its split into planner, executor, tools and framework, planner calls and tokens,
+executor forward passes, span counts. Tracing overhead is measured directly, not as a difference
+of noisy end-to-end times: the cost of one span (agentpair.bench_tracing) times a run's spans,
+over that run's wall time. Counts and the split are means per run; wall time is the median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
+
+from agentpair.trace_reader import RunTree, load_trace
+from agentpair.trace_summary import summarize
+
+CONFIGS = {
+    "paired": "planner + diffusion executor (the default)",
+    "single_model": "the planner writes each tool call; no executor",
+    "ar_executor": "planner + AR baseline executor",
+}
+CATEGORIES = ("planner", "executor", "tools", "framework")
+console = Console(stderr=True)
+
+
+class LoopRun(BaseModel):
+    """One traced run of one configuration, as read back from its trace."""
+
+    config: str
+    scenario: str
+    run: int
+    success: bool
+    wall_s: float
+    split_s: dict[str, float]
+    planner_calls: int
+    planner_input_tokens: int
+    planner_output_tokens: int
+    executor_forward_passes: int
+    spans: int
+    stop_reason: str = ""
+    trace: str
+
+
+def loop_run(config: str, scenario: str, run: int, success: bool, tree: RunTree) -> LoopRun:
+    summary = summarize(tree)
+    return LoopRun(
+        config=config, scenario=scenario, run=run, success=success, wall_s=summary.wall_s,
+        split_s={c: summary.categories_s.get(c, 0.0) for c in CATEGORIES},
+        planner_calls=summary.planner_calls, planner_input_tokens=summary.planner_input_tokens,
+        planner_output_tokens=summary.planner_output_tokens,
+        executor_forward_passes=summary.executor_forward_passes,
+        spans=sum(1 for s in tree.spans if s.category != "startup"),
+        stop_reason=summary.stop_reason or "", trace=tree.path,
+    )
+
+
+def config_stats(runs: list[LoopRun], us_per_span: float) -> dict[str, Any]:
+    """One configuration's figures over its runs."""
+
+    def mean(value: Callable[[LoopRun], float]) -> float:
+        return sum(value(r) for r in runs) / len(runs)
+
+    wall = sum(r.wall_s for r in runs)
+    tracing = [us_per_span * r.spans / 1e6 / r.wall_s * 100 for r in runs if r.wall_s > 0]
+    return {
+        "description": CONFIGS[runs[0].config], "runs": len(runs),
+        "success_rate": mean(lambda r: float(r.success)),
+        "wall_s_p50": statistics.median(r.wall_s for r in runs),
+        "planner_calls": mean(lambda r: r.planner_calls),
+        "planner_tokens": {"input": mean(lambda r: r.planner_input_tokens),
+                           "output": mean(lambda r: r.planner_output_tokens)},
+        "executor_forward_passes": mean(lambda r: r.executor_forward_passes),
+        "split_s": {c: mean(lambda r, c=c: r.split_s[c]) for c in CATEGORIES},
+        "framework_pct": sum(r.split_s["framework"] for r in runs) / wall * 100 if wall > 0 else 0.0,
+        "spans_p50": statistics.median(r.spans for r in runs),
+        "tracing_pct": statistics.median(tracing) if tracing else 0.0,
+    }
+
+
+def _ratio(configs: dict[str, dict[str, Any]], other: str) -> float | None:
+    if "paired" not in configs or other not in configs or configs[other]["wall_s_p50"] <= 0:
+        return None
+    return configs["paired"]["wall_s_p50"] / configs[other]["wall_s_p50"]
+
+
+def _block(runs: list[LoopRun], us_per_span: float) -> dict[str, Any]:
+    configs = {c: config_stats([r for r in runs if r.config == c], us_per_span)
+               for c in CONFIGS if any(r.config == c for r in runs)}
+    return {"configs": configs, "wall_ratio_paired_vs_single_model": _ratio(configs, "single_model"),
+            "wall_ratio_paired_vs_ar_executor": _ratio(configs, "ar_executor")}
+
+
+def aggregate(runs: list[LoopRun], us_per_span: float) -> dict[str, Any]:
+    """Overall and per-scenario figures; the overheads are the paired configuration's (the product)."""
+    overall = _block(runs, us_per_span)
+    paired = overall["configs"].get("paired", {})
+    scenarios = list(dict.fromkeys(r.scenario for r in runs))
+    return {
+        **overall,
+        "framework_overhead_pct": paired.get("framework_pct"),
+        "tracing_overhead_pct": paired.get("tracing_pct"),
+        "tracing_us_per_span": us_per_span,
+        "per_scenario": {s: _block([r for r in runs if r.scenario == s], us_per_span) for s in scenarios},
+        "runs": [r.model_dump() for r in runs],
+    }
+
+
+async def bench_loop(planner: Any, names: list[str], runs: int, max_steps: int | None, trace_dir: Path,
+                     on_run: Callable[[LoopRun], None] = lambda run: None) -> dict[str, Any]:
+    """Run every scenario `runs` times in each configuration, interleaved, and aggregate the traces.
+
+    The executors and the browser are started here (once) and closed at the end; the planner is
+    the caller's to close.
+    """
+    from agentpair import defaults, scenarios
+    from agentpair.agent import Agent
+    from agentpair.bench_tracing import bench_tracing
+    from agentpair.executor_ar import ARBaselineExecutor
+    from agentpair.runner import run_scenario
+
+    chosen = [scenarios.load(name) for name in names]
+    if max_steps:
+        chosen = [s.model_copy(update={"max_steps": max_steps}) for s in chosen]
+    started = time.perf_counter()
+    executors = {"paired": await defaults.default_executor(),
+                 "ar_executor": await asyncio.to_thread(ARBaselineExecutor)}
+    browser = await defaults.default_browser()
+    rows: list[LoopRun] = []
+    try:
+        agents = {c: Agent(planner, executors.get(c), browser, single_model=c == "single_model")
+                  for c in CONFIGS}
+        for agent in agents.values():
+            await agent.start()  # the planner's server starts here, once: outside every wall time
+        startup_s = time.perf_counter() - started
+        trace_dir.mkdir(parents=True, exist_ok=True)
+        for run in range(1, runs + 1):
+            for scenario in chosen:
+                for config, agent in agents.items():
+                    path = trace_dir / f"{scenario.name}-{run}-{config}.jsonl"
+                    report, _ = await run_scenario(scenario, agent, trace=str(path))
+                    rows.append(loop_run(config, scenario.name, run, report.success, load_trace(path)))
+                    on_run(rows[-1])
+    finally:
+        await browser.close()
+    tracing = await asyncio.to_thread(bench_tracing)
+    identity = planner.identity() if hasattr(planner, "identity") else {}
+    return {"planner": str(identity.get("model") or planner.name), "scenarios": names, "runs_per_scenario": runs,
+            "max_steps": max_steps, "startup_s": startup_s, "trace_dir": str(trace_dir),
+            **aggregate(rows, tracing["tracing_us_per_span"])}
+
+
+def _print_tables(report: dict[str, Any]) -> None:
+    out = Console()
+    table = Table(title=f"agentpair bench loop: {report['planner']}, {', '.join(report['scenarios'])}, "
+                        f"{report['runs_per_scenario']} run(s) each")
+    for column in ("config", "success", "wall p50", "planner calls", "tokens in/out", "fwd passes",
+                   *CATEGORIES):
+        table.add_column(column, justify="left" if column == "config" else "right")
+    for name, stats in report["configs"].items():
+        split = stats["split_s"]
+        table.add_row(name, f"{stats['success_rate']:.0%}", f"{stats['wall_s_p50']:.1f} s",
+                      f"{stats['planner_calls']:.1f}",
+                      f"{stats['planner_tokens']['input']:.0f}/{stats['planner_tokens']['output']:.0f}",
+                      f"{stats['executor_forward_passes']:.0f}", *(f"{split[c]:.1f} s" for c in CATEGORIES))
+    out.print(table)
+    for scenario, block in report["per_scenario"].items():
+        walls = ", ".join(f"{c} {s['wall_s_p50']:.1f} s ({s['success_rate']:.0%})" for c, s in block["configs"].items())
+        out.print(f"{scenario}: {walls}", highlight=False)
+    ratio = lambda value: "n/a" if value is None else f"{value:.2f}"
+    out.print(f"wall ratio paired / single model: {ratio(report['wall_ratio_paired_vs_single_model'])}; "
+              f"paired / AR executor: {ratio(report['wall_ratio_paired_vs_ar_executor'])}\n"
+              f"framework overhead {report['framework_overhead_pct']:.2f}% of wall time; tracing overhead "
+              f"{report['tracing_overhead_pct']:.2f}% ({report['tracing_us_per_span']:.0f} us per span)\n"
+              f"plot: {report['plot']}; traces: {report['trace_dir']}", highlight=False)
+
+
+async def main(args: argparse.Namespace) -> int:
+    """The `agentpair bench loop` command: progress on stderr, then a table (or JSON on stdout)."""
+    import importlib.util
+    import json
+
+    from agentpair import scenarios
+    from agentpair.cli import planner_from_args
+    from agentpair.errors import UsageError
+    from agentpair.plot_split import plot_split
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise UsageError("the plot needs matplotlib: pip install 'agentpair[bench]'")
+    names = scenarios.list_names() if args.scenarios == "all" else [n.strip() for n in args.scenarios.split(",")]
+    try:
+        for name in names:
+            scenarios.load(name)
+    except scenarios.ScenarioError as exc:
+        raise UsageError(str(exc)) from exc
+    total = len(names) * args.runs * len(CONFIGS)
+    done: list[LoopRun] = []
+
+    def progress(run: LoopRun) -> None:
+        done.append(run)
+        console.print(f"[dim]{len(done)}/{total}[/dim] {run.scenario} run {run.run} [bold]{run.config}[/bold]: "
+                      f"{'[green]success[/green]' if run.success else '[red]failed[/red]'} in {run.wall_s:.1f} s "
+                      f"(planner {run.split_s['planner']:.1f} s, executor {run.split_s['executor']:.1f} s) "
+                      f"{run.stop_reason}", highlight=False)
+
+    planner = planner_from_args(args)
+    trace_dir = Path("runs") / f"bench-loop-{datetime.now():%Y%m%d-%H%M%S}"
+    console.print("starting the planner, both executors and Chromium (not timed)")
+    try:
+        report = await bench_loop(planner, names, args.runs, args.max_steps, trace_dir, progress)
+    finally:
+        if hasattr(planner, "aclose"):
+            await planner.aclose()
+    title = f"time split per run: {', '.join(names)} ({args.runs} run(s) each), planner {report['planner']}"
+    report["plot"] = str(plot_split(report["configs"], args.plot, title))
+    if args.json:
+        print(json.dumps(report))
+    else:
+        _print_tables(report)
+    return 0
