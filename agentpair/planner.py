@@ -14,9 +14,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agentpair.endpoint import Attempt, Endpoint, EndpointError, StructuredOutput
 from agentpair.models import Plan, StepRecord, Task
+from agentpair.planner_view import compact_page
 from agentpair.redaction import Redactor
-
-SNAPSHOT_CHARS_FOR_PLANNER = 1500
 
 
 class ToolInfo(BaseModel):
@@ -34,7 +33,7 @@ class PlanRequest(BaseModel):
     secret_names: list[str] = Field(default_factory=list)
     url: str = ""
     title: str = ""
-    page: str = Field("", description="a short view of the page: its snapshot, trimmed")
+    page: str = Field("", description="a short view of the page (planner_view.compact_page)")
     memory: list[Any] = Field(default_factory=list)
     history: list[str] = Field(default_factory=list)
     tools: list[ToolInfo] = Field(default_factory=list)
@@ -117,7 +116,7 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
         secret_names=sorted(task.secrets),
         url=getattr(observation, "url", ""),
         title=getattr(observation, "title", ""),
-        page=snapshot[:SNAPSHOT_CHARS_FOR_PLANNER],
+        page=compact_page(snapshot),
         memory=memory,
         history=[history_line(r) for r in history[-12:]],
         tools=tools,
@@ -127,31 +126,38 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
     return PlanRequest.model_validate(Redactor(task.secrets).value(request.model_dump()))
 
 
-SYSTEM_PROMPT = """You are the planner of a web agent. You see the goal, the current page and \
-what was done so far, and you answer with a JSON plan of the next steps.
-Step kinds:
-- act: use a tool. Set "tool" to one of the tools listed and describe the target element and \
-any value in words in "instruction" (e.g. "type alice into the Username field").
-- extract: read facts from the page. Set "schema" to a JSON schema of the value to extract.
-- code: set "template" to text with holes like {{name:24}} and "target" to the field to type it into.
-- finish: the task is done; put the final answer in "answer".
-Secrets are written as {{secret:NAME}}; type them as they are, never guess their values.
-Plan only steps that act on the page you see; you will see the next page afterwards."""
+SYSTEM_PROMPT = """Plan a web agent's next steps on the page shown, as JSON. Step kinds:
+act: "tool" from Tools; "instruction" names the element and value, e.g. "type ada into the Username field".
+extract: "schema" is a JSON schema of the facts to read.
+code: "template" has holes like {{name:16}}; "target" is the field to type it into.
+finish: "answer" is the final answer.
+Plan only for this page; you see the next one after. Repair FAILED steps. Secrets stay {{secret:NAME}}."""
 
 
 def render_user_message(request: PlanRequest) -> str:
+    """Short, since every token costs a small local planner time: tool names only (a single
+    model, which writes arguments, also gets their descriptions)."""
     parts = [f"Goal: {request.goal}"]
     if request.output_schema:
-        parts.append(f"The answer must match this JSON schema: {json.dumps(request.output_schema)}")
+        parts.append(f"Answer schema: {json.dumps(request.output_schema)}")
     if request.secret_names:
         parts.append("Secrets: " + ", ".join("{{secret:" + n + "}}" for n in request.secret_names))
-    parts.append("Tools: " + "; ".join(f"{t.name}: {t.description}" for t in request.tools))
+    if request.single_model:
+        parts.append("Tools: " + "; ".join(f"{t.name}: {t.description}" for t in request.tools))
+    else:
+        parts.append("Tools: " + ", ".join(t.name for t in request.tools))
     if request.memory:
-        parts.append(f"Extracted so far: {json.dumps(request.memory, ensure_ascii=False)}")
+        parts.append(f"Extracted: {json.dumps(request.memory, ensure_ascii=False)}")
     if request.history:
-        parts.append("Done so far:\n" + "\n".join(request.history))
-    parts.append(f"Current page: {request.title} ({request.url})\n{request.page}")
-    return "\n\n".join(parts)
+        parts.append("Done:\n" + "\n".join(request.history))
+    parts.append(f"Page: {request.title} ({request.url})\n{request.page}")
+    return "\n".join(parts)
+
+
+def plan_messages(request: PlanRequest) -> list[dict[str, str]]:
+    """The chat messages of a planner call; planner training data is built with this too."""
+    return [{"role": "system", "content": prompt_and_schema(request)[0]},
+            {"role": "user", "content": render_user_message(request)}]
 
 
 def prompt_and_schema(request: PlanRequest) -> tuple[str, dict[str, Any]]:
@@ -198,11 +204,8 @@ class OpenAIPlanner:
         return {"kind": "openai", **self.endpoint.identity()}
 
     async def plan(self, request: PlanRequest) -> PlanReply:
-        system, schema = prompt_and_schema(request)
-        messages = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": render_user_message(request)},
-        ]
+        schema = prompt_and_schema(request)[1]
+        messages = plan_messages(request)
         attempts: list[Attempt] = []
         usage = [0, 0]
         error = ""

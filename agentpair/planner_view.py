@@ -1,0 +1,169 @@
+"""The planner's short view of a page: one line per meaningful element of an aria snapshot
+(`button "Sign in"`, `textbox "Username": ada`), short text lines, no refs or URLs."""
+
+from __future__ import annotations
+
+import json
+import re
+
+PAGE_CHARS_FOR_PLANNER = 700
+TEXT_CHARS = 160  # a flattened code block (a config template) must fit on its line
+MAX_OPTIONS = 6
+INTERACTIVE = {"button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
+               "menuitemradio", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
+               "textbox", "treeitem"}
+TITLED = {"heading", "dialog"}
+ANNOUNCED = {"alert", "status"}
+SKIP = {"/url", "/placeholder", "note", "img", "option"}
+CELLS = {"cell", "columnheader", "rowheader"}
+STATES = ("checked", "pressed", "expanded", "disabled")
+LINE = re.compile(r'^(?P<role>[a-z/]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)'
+                  r'(?::(?: (?P<value>.*))?)?$')
+
+
+class _Node:
+    def __init__(self, indent: int, role: str, name: str, attrs: str, value: str) -> None:
+        self.indent, self.role, self.name, self.attrs, self.value = indent, role, name, attrs, value
+        self.children: list[_Node] = []
+
+
+def _unquote(text: str) -> str:
+    """A YAML scalar as the snapshot writes it ('...' or "...") -> its text."""
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1].replace("''", "'")
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return text[1:-1]
+    return text
+
+
+def _split_quoted_key(body: str) -> str:
+    """`'link "A: b" [ref=e4]': rest` -> `link "A: b" [ref=e4]: rest` (YAML quotes keys with a colon)."""
+    if not body.startswith("'"):
+        return body
+    i = 1
+    while i < len(body):
+        if body[i] == "'" and body[i + 1:i + 2] == "'":
+            i += 2
+            continue
+        if body[i] == "'":
+            return body[1:i].replace("''", "'") + body[i + 1:]
+        i += 1
+    return body
+
+
+def _parse(snapshot: str) -> list[_Node]:
+    roots: list[_Node] = []
+    stack: list[_Node] = []
+    for raw in snapshot.splitlines():
+        stripped = raw.lstrip(" ")
+        if not stripped.startswith("- "):
+            continue
+        match = LINE.match(_split_quoted_key(stripped[2:].rstrip()))
+        if not match:
+            continue
+        name = match.group("name") or ""
+        node = _Node(len(raw) - len(stripped), match.group("role"),
+                     name.replace('\\"', '"').replace("\\\\", "\\"), match.group("attrs") or "",
+                     _unquote((match.group("value") or "").strip()))
+        while stack and stack[-1].indent >= node.indent:
+            stack.pop()
+        (stack[-1].children if stack else roots).append(node)
+        stack.append(node)
+    return roots
+
+
+def _short(text: str, limit: int = TEXT_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _texts(node: _Node) -> list[str]:
+    """All names and text values under a node (a table row's or an alert's one line)."""
+    out = [t for t in (node.name, node.value) if t]
+    for child in node.children:
+        if child.role not in INTERACTIVE and child.role not in SKIP:
+            out += _texts(child)
+    return out
+
+
+def _interactive(nodes: list[_Node]) -> list[_Node]:
+    """The interactive elements under these nodes (a row's links and buttons)."""
+    found: list[_Node] = []
+    for node in nodes:
+        found += [node] if node.role in INTERACTIVE else _interactive(node.children)
+    return found
+
+
+def _element(node: _Node) -> str:
+    line = f'{node.role} "{_short(node.name, 80)}"' if node.name else node.role
+    line += "".join(f" [{s}]" for s in STATES if f"[{s}]" in node.attrs or f"[{s}=true]" in node.attrs)
+    options = [o.name for o in node.children if o.role == "option"]
+    if options:  # a select box: its choice, then what it offers
+        chosen = next((o.name for o in node.children if o.role == "option" and "[selected]" in o.attrs), options[0])
+        more = ", …" if len(options) > MAX_OPTIONS else ""
+        line += f" = {_short(chosen, 40)}; options: " + ", ".join(_short(o, 40) for o in options[:MAX_OPTIONS]) + more
+    elif node.value:
+        line += f": {_short(node.value, 80)}"
+    return line
+
+
+def _inline(node: _Node) -> bool:
+    runs = node.children
+    return len(runs) > 1 and all(not c.children and c.value and c.role not in INTERACTIVE | SKIP
+                                 for c in runs)
+
+
+def _lines(nodes: list[_Node], out: list[tuple[int, str]], names: set[str]) -> None:
+    """Depth first, in document order: (tier, line); tier 0 elements, 1 rows, 2 text."""
+    for node in nodes:
+        if node.role in INTERACTIVE:
+            out.append((0, _element(node)))
+            names.add(node.name)
+            _lines(node.children, out, names)
+            continue
+        if node.role == "row":
+            cells = [_short(t, 40) for t in _texts(node)]
+            if cells:
+                out.append((1, "row: " + " | ".join(cells)))
+            _lines(_interactive(node.children), out, names)
+            continue
+        if node.role in ANNOUNCED:  # its text may sit in its name, its value or its children
+            said = " ".join(_texts(node))
+            if said:
+                out.append((0, f"{node.role}: {_short(said)}"))
+            _lines(_interactive(node.children), out, names)
+            continue
+        if node.role in TITLED and node.name:
+            out.append((0, f'{node.role} "{_short(node.name, 100)}"'))
+            names.add(node.name)
+        elif node.role in CELLS:
+            pass  # shown on the row's line
+        elif node.value and node.role not in SKIP:
+            out.append((2, _short(node.value)))
+        elif _inline(node):  # a paragraph of text runs (text, strong, emphasis) as one line
+            out.append((2, _short(" ".join(c.value for c in node.children))))
+            continue
+        _lines(node.children, out, names)
+
+
+def compact_page(snapshot: str, limit: int = PAGE_CHARS_FOR_PLANNER) -> str:
+    """The page as the planner reads it, at most `limit` characters: elements, headings and
+    alerts first, then table rows, then text; kept lines stay in document order."""
+    found: list[tuple[int, str]] = []
+    names: set[str] = set()
+    _lines(_parse(snapshot), found, names)
+    lines = [(tier, text) for tier, text in found if tier < 2 or text not in names]  # a label's own text
+    total = sum(len(text) + 1 for _, text in lines)
+    if total <= limit:
+        return "\n".join(text for _, text in lines)
+    note_room = 24
+    keep, used = set(), 0
+    for index, (tier, text) in sorted(enumerate(lines), key=lambda item: (item[1][0], item[0])):
+        if used + len(text) + 1 <= limit - note_room:
+            keep.add(index)
+            used += len(text) + 1
+    kept = [text for index, (_, text) in enumerate(lines) if index in keep]
+    return "\n".join([*kept, f"… {len(lines) - len(keep)} more lines"])
