@@ -67,6 +67,32 @@ async def _bench_loop(args: argparse.Namespace) -> int:
     return await main(args)
 
 
+async def _bench_planner(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from rich.progress import Progress
+
+    from agentpair.bench_planner import bench_planner, ensure_heldout
+
+    await asyncio.to_thread(ensure_heldout, Path(args.data))  # with its own progress bar
+    with Progress(console=console, transient=True) as progress:
+        bar = progress.add_task("planning held-out examples", total=None)
+        report = await asyncio.to_thread(
+            bench_planner, Path(args.data), args.limit, Path(args.lora) if args.lora else None,
+            lambda done, total: progress.update(bar, completed=done, total=total))
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    table = Table(title=f"planner bench: {report['model']} (LoRA: {report['lora'] or 'none'})")
+    for column in ("family", "examples", "validity", "correctness", "call ms p50"):
+        table.add_column(column, justify="left" if column == "family" else "right")
+    for name, part in [("all", report), *report["per_family"].items()]:
+        table.add_row(name, str(part["examples"]), f"{part['validity']:.0%}", f"{part['correctness']:.0%}",
+                      f"{part['call_ms_p50']:.0f}")
+    Console().print(table)
+    return 0
+
+
 def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     bench = sub.add_parser("bench", help="benchmarks (JSON with --json)")
     targets = bench.add_subparsers(dest="target", required=True)
@@ -86,6 +112,14 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     tracing.add_argument("--spans", type=int, default=200)
     tracing.add_argument("--json", action="store_true")
     tracing.set_defaults(handler=_bench_tracing)
+    planner = targets.add_parser("planner", help="the embedded planner on held-out planner examples: "
+                                                 "plan validity, correctness, latency")
+    planner.add_argument("--data", default="data/planner/heldout.jsonl",
+                         help="held-out JSONL (generated when missing)")
+    planner.add_argument("--limit", type=int, help="evaluate N held-out examples spread over the split")
+    planner.add_argument("--lora", help="LoRA adapter GGUF (default: the shipped one, if any)")
+    planner.add_argument("--json", action="store_true")
+    planner.set_defaults(handler=_bench_planner)
     from agentpair.cli import planner_options
 
     loop = targets.add_parser("loop", help="planner + diffusion executor vs a single-model agent vs the AR "

@@ -1,0 +1,95 @@
+"""The planner bench's scorer (plan_correct), its summary, and a run on a stand-in planner."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from agentpair.bench_planner import evaluate, load, plan_correct
+from agentpair.models import Plan
+from agentpair.planner import PlannerError, PlanReply, PlanRequest
+
+LOGIN = {"thought": "Fill in the sign-in form and submit it.", "steps": [
+    {"kind": "act", "instruction": "type ada.lovelace into the Username field", "tool": "type"},
+    {"kind": "act", "instruction": "type {{secret:password}} into the Password field", "tool": "type"},
+    {"kind": "act", "instruction": "click the Sign in button", "tool": "click"}]}
+LOGIN_VALUES = [["ada.lovelace", "Username"], ["{{secret:password}}", "Password"], ["Sign in"]]
+PRICE = {"type": "object", "properties": {"price_usd": {"type": "number"}}}
+EXTRACT = {"thought": "Read.", "steps": [{"kind": "extract", "instruction": "extract the price of the Teal mug",
+                                          "schema": PRICE}]}
+FINISH = {"thought": "Done.", "steps": [{"kind": "finish", "instruction": "report the extracted facts",
+                                         "answer": {"price_usd": 101.99, "weight_kg": 1.0}}]}
+CODE = {"thought": "Fill.", "steps": [
+    {"kind": "code", "instruction": "fill in the service template: name kota-api, port 8080",
+     "template": 'name = "{{name:16}}"\nport = {{port:6}}\n', "target": "the Config box"},
+    {"kind": "act", "instruction": "click the Create service button", "tool": "click"}]}
+
+
+def edited(plan: dict, index: int, **changes: object) -> dict:
+    steps = [dict(s) for s in plan["steps"]]
+    steps[index].update(changes)
+    return {**plan, "steps": steps}
+
+
+def test_the_reference_and_a_reworded_plan_are_correct() -> None:
+    assert plan_correct(LOGIN, LOGIN, LOGIN_VALUES)
+    reworded = edited(LOGIN, 0, instruction="Enter ADA.LOVELACE in the  username box")
+    assert plan_correct(Plan.model_validate(reworded), LOGIN, LOGIN_VALUES)
+    assert plan_correct(edited(FINISH, 0, answer={"weight_kg": 1, "price_usd": 101.99}), FINISH, [["101.99", "1"]])
+    assert plan_correct(EXTRACT, EXTRACT, [["Teal mug", "price_usd"]])
+    assert plan_correct(CODE, CODE, [["kota-api", "8080", "Config"], ["Create service"]])
+
+
+@pytest.mark.parametrize("plan, reference, values", [
+    (edited(LOGIN, 0, instruction="type ada into the Username field"), LOGIN, LOGIN_VALUES),  # wrong value
+    (edited(LOGIN, 2, instruction="click the Create account button"), LOGIN, LOGIN_VALUES),  # wrong button
+    (edited(LOGIN, 1, instruction="type s3cret into the Password field"), LOGIN, LOGIN_VALUES),  # no placeholder
+    (edited(LOGIN, 2, tool="press"), LOGIN, LOGIN_VALUES),  # wrong tool
+    ({**LOGIN, "steps": LOGIN["steps"][:2]}, LOGIN, LOGIN_VALUES),  # a step short
+    ({**LOGIN, "steps": LOGIN["steps"][::-1]}, LOGIN, LOGIN_VALUES),  # wrong order
+    ({"thought": "", "steps": [{"kind": "finish", "answer": "done"}]}, LOGIN, LOGIN_VALUES),  # gives up
+    (edited(FINISH, 0, answer={"price_usd": 110.99, "weight_kg": 1.0}), FINISH, [["101.99", "1"]]),
+    (edited(EXTRACT, 0, schema={"type": "object", "properties": {"price": {"type": "number"}}}),
+     EXTRACT, [["Teal mug", "price_usd"]]),  # another field name
+    (edited(CODE, 0, instruction="fill in the service template", template="name = kota-api"),
+     CODE, [["kota-api", "8080", "Config"], ["Create service"]]),  # a setting left out
+    (edited(CODE, 0, target="the Notes box"), CODE, [["kota-api", "8080", "Config"], ["Create service"]]),
+], ids=["value", "button", "secret", "tool", "short", "order", "gives-up", "answer", "field", "setting", "box"])
+def test_wrong_plans_are_not_correct(plan: dict, reference: dict, values: list[list[str]]) -> None:
+    assert not plan_correct(plan, reference, values)
+
+
+class StandIn:
+    """Answers from a table of goals; an unknown goal is an invalid plan."""
+
+    name = "stand-in"
+
+    def __init__(self, answers: dict[str, dict]) -> None:
+        self.answers = answers
+
+    def identity(self) -> dict:
+        return {"kind": "test"}
+
+    async def plan(self, request: PlanRequest) -> PlanReply:
+        if request.goal not in self.answers:
+            raise PlannerError("gave an invalid plan twice")
+        return PlanReply(plan=Plan.model_validate(self.answers[request.goal]))
+
+
+def test_evaluate_reports_validity_correctness_and_latency_per_family(tmp_path: Path) -> None:
+    rows = [{"family": "login", "request": {"goal": "a"}, "reference": LOGIN, "values": LOGIN_VALUES},
+            {"family": "login", "request": {"goal": "b"}, "reference": LOGIN, "values": LOGIN_VALUES},
+            {"family": "extract", "request": {"goal": "c"}, "reference": EXTRACT, "values": [["Teal mug"]]}]
+    planner = StandIn({"a": LOGIN, "b": edited(LOGIN, 2, instruction="click Register")})
+    seen = []
+    report = asyncio.run(evaluate(planner, rows, lambda done, total: seen.append((done, total))))
+    assert report["examples"] == 3 and seen[-1] == (3, 3)
+    assert report["validity"] == pytest.approx(2 / 3) and report["correctness"] == pytest.approx(1 / 3)
+    assert report["per_family"]["login"] == {**report["per_family"]["login"], "validity": 1.0, "correctness": 0.5}
+    assert report["per_family"]["extract"]["validity"] == 0.0 and report["call_ms_p50"] >= 0
+    data = tmp_path / "heldout.jsonl"
+    data.write_text("".join(json.dumps({**r, "i": i}) + "\n" for i, r in enumerate(rows * 4)))
+    assert [r["i"] for r in load(data, limit=4)] == [0, 3, 6, 9]
