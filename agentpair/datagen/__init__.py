@@ -1,2 +1,2 @@
-"""Executor training data: synthetic pages rendered by the browser tool, and the tool-call,
-extraction and code-template examples built from them (see build.py)."""
+"""Training data made from synthetic pages rendered by the browser tool: executor examples (tool
+calls, extractions, code templates; see build.py) and planner examples (plans per page; plans.py)."""

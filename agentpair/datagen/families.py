@@ -1,0 +1,218 @@
+"""Planner episodes of four task families on generated sites: logging in, searching, navigating
+menus and buying; each may hold a failure the next call repairs (see families_forms.py for the rest)."""
+
+from __future__ import annotations
+
+import random
+
+from agentpair.datagen.pages import code as random_code
+from agentpair.datagen.pages import price
+from agentpair.datagen.plan_vocab import Words
+from agentpair.datagen.sites import (PASSWORD, Call, Episode, Screen, Site, a, alert, back, button,
+                                     choose, click, field_, finish, h, p, select, slug, stale,
+                                     type_in, typo)
+from agentpair.datagen.vocab import Vocab
+
+FAIL = 0.35  # share of episodes with one failed step the planner must repair
+DONE = "The goal is done."
+
+
+def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
+    site = Site(rng, vocab)
+    given, family = site.person()
+    user = rng.choice([f"{given.lower()}.{family.lower()}", f"{given.lower()}{rng.randint(1, 99)}",
+                       f"{given[0].lower()}{family.lower()}"])
+    link, user_label, sign_in = words.one(rng, "login_link"), words.one(rng, "user_field"), words.one(rng, "sign_in")
+    signup, forgot = words.one(rng, "signup"), words.one(rng, "forgot")
+    pages = words.pick(rng, "account_page", 3)
+    target = rng.choice(pages) if rng.random() < 0.6 else ""
+    then = words.goal(rng, "login_then", page=target) if target else ""
+    goal = words.goal(rng, "login", site=site.name, user=user, then=then)
+
+    def form(user_value: str = "", secret: str = "", error: str = "") -> Screen:
+        return site.screen("/login", sign_in, h(sign_in), alert(error) if error else "",
+                           field_(user_label, user_value), field_("Password", secret, "password"),
+                           button(sign_in), a(forgot, "/reset"), a(signup, "/signup"))
+
+    calls = []
+    if rng.random() < 0.6:
+        home = site.screen("/", "", h(f"Welcome to {site.name}"), p(rng.choice(
+            ["Manage your account online.", "Your bills and settings in one place."])),
+            a(signup, "/signup"), a(link, "/login"))
+        calls.append(Call(home, "Open the sign-in page.", [click("link", link)]))
+    secret = random_code(rng, 10)
+    moves = [type_in(user_label, user), type_in("Password", PASSWORD), click("button", sign_in)]
+    first = Call(form(), "Fill in the sign-in form and submit it.", moves)
+    calls.append(first)
+    kind = rng.choice(["typo", "stale", "refused"]) if rng.random() < FAIL else ""
+    if kind == "typo":
+        wrong = typo(rng, user)
+        first.ran = [moves[0].ran(args={"text": wrong, "submit": False}), moves[1], moves[2]]
+        calls.append(Call(form(wrong, "", "Wrong username or password."),
+                          "The username was mistyped; type it again and sign in.", moves))
+    elif kind == "stale":
+        error, ref = stale(rng)
+        first.ran = [moves[0], moves[1], moves[2].ran(error, args=ref)]
+        calls.append(Call(form(user, secret), "Retry the failed step.", [moves[2]]))
+    elif kind == "refused":
+        error = f"refused: secret 'password' may only be typed into a password field, not '{user_label}'"
+        first.ran = [moves[0], moves[1].ran(error, element=("textbox", user_label))]
+        calls.append(Call(form(user), "Type the password into the Password field and sign in.", moves[1:]))
+    links = "".join(f"<li>{a(t, '/account/' + slug(t))}</li>" for t in pages)
+    dashboard = site.screen("/account", "Your account", h(f"Welcome back, {given}"),
+                            f"<ul>{links}</ul>", button("Sign out"))
+    if target:
+        calls.append(Call(dashboard, f"Signed in; open the {target} page.", [click("link", target)]))
+        final = site.screen("/account/" + slug(target), target, h(target),
+                            p(rng.choice(["Nothing new here.", "All up to date.", "No changes since last month."])))
+        calls.append(Call(final, DONE, [finish(f"Signed in and opened the {target} page", [target])]))
+    else:
+        calls.append(Call(dashboard, DONE, [finish(f"Signed in as {user}", [user])]))
+    return Episode("login", site.name, goal, calls, secrets={"password": secret})
+
+
+def lookalikes(rng: random.Random, vocab: Vocab, n: int) -> list[str]:
+    """Products sharing an item word, so only the full name tells them apart."""
+    item = vocab.one(rng, "item")
+    names: list[str] = []
+    while len(names) < n:
+        name = f"{vocab.one(rng, 'color')} {vocab.one(rng, 'material')} {item}"
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def search(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
+    site = Site(rng, vocab)
+    label = words.one(rng, "search_field")
+    results = lookalikes(rng, vocab, rng.randint(3, 4))
+    target = rng.choice(results)
+    query = rng.choice([target.split()[-1], " ".join(target.split()[1:]), target]).lower()
+    goal = words.goal(rng, "search", site=site.name, query=query, target=target)
+
+    blurb = p(rng.choice(["Free returns within 30 days.", "New arrivals every week."]))
+
+    def home(value: str = "", note: str = "") -> Screen:
+        return site.screen("/", "", h(site.name), field_(label, value, "search"), p(note) if note else "", blurb)
+
+    box = type_in(label, query, role="searchbox", submit=True)
+    first = Call(home(), "Search for the item.", [box])
+    calls = [first]
+    kind = rng.choice(["typo", "wrong"]) if rng.random() < FAIL else ""
+    if kind == "typo":
+        wrong = typo(rng, query)
+        first.ran = [box.ran(args={"text": wrong, "submit": True})]
+        calls.append(Call(home(wrong, f"0 results for {wrong}"), "The query was mistyped; search again.", [box]))
+    items = "".join(f"<li>{a(r, '/item/' + slug(r))}<p>${price(rng):.2f}</p></li>" for r in results)
+    listing = site.screen("/search?q=" + slug(query), f"Results for {query}",
+                          h(f"{len(results)} results for {query}", 2), f"<ul>{items}</ul>")
+    pick = click("link", target)
+    calls.append(Call(listing, f"Open the {target}.", [pick]))
+
+    def item(name: str) -> Screen:
+        return site.screen("/item/" + slug(name), name, h(name), p(f"${price(rng):.2f}"),
+                           button(f"Add {name} to cart"))
+
+    if kind == "wrong":
+        other = rng.choice([r for r in results if r != target])
+        calls[-1].ran = [pick.ran(element=("link", other))]
+        calls.append(Call(item(other), f"This is the {other}, not the {target}; go back.", [back()]))
+        calls.append(Call(listing, f"Open the {target}.", [pick]))
+    calls.append(Call(item(target), DONE, [finish(f"Opened the {target} page", [target])]))
+    return Episode("search", site.name, goal, calls)
+
+
+def navigate(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
+    site = Site(rng, vocab, nav=rng.randint(2, 3))
+    menu = words.one(rng, "menu")
+    hidden = [w for w in vocab.pick(rng, "nav", 8) if w not in site.nav][:4]
+    deep = rng.random() < 0.3
+    where = "nav" if not deep and rng.random() < 0.3 else "menu"
+    section = rng.choice(site.nav if where == "nav" else hidden)
+    leaves = words.pick(rng, "account_page", 3) if deep else []
+    target = rng.choice(leaves) if deep else section
+    goal = (words.goal(rng, "navigate_deep", site=site.name, section=section, target=target) if deep
+            else words.goal(rng, "navigate", site=site.name, target=target))
+
+    blurb = p(rng.choice(["Open daily from 9 to 5.", "Made with care since 1998."]))
+
+    def home(opened: bool) -> Screen:
+        items = "".join(f"<li>{a(t, '/more/' + slug(t))}</li>" for t in hidden)
+        return site.screen("/", "", h(site.name), button(menu, opened), f"<ul>{items}</ul>" if opened else "",
+                           blurb)
+
+    def page(name: str, sub: list[str]) -> Screen:
+        links = "".join(f"<li>{a(t, '/' + slug(name) + '/' + slug(t))}</li>" for t in sub)
+        return site.screen("/" + slug(name), name, h(name), f"<ul>{links}</ul>" if sub else "",
+                           p(f"Everything about {name.lower()} at {site.name}."))
+
+    calls: list[Call] = []
+    step = click("link", section)
+    wrong = rng.random() < FAIL
+    for attempt in range(2 if wrong else 1):
+        if where == "menu":
+            calls.append(Call(home(False), f"Find {section} behind the {menu} button.", [click("button", menu)]))
+        calls.append(Call(home(where == "menu"), f"Open the {section} page.", [step]))
+        if attempt == 0 and wrong:  # the executor clicked a neighbour: back to a fresh home page
+            other = rng.choice([t for t in (hidden if where == "menu" else site.nav) if t != section])
+            calls[-1].ran = [step.ran(element=("link", other))]
+            calls.append(Call(page(other, []), f"This is {other}, not {section}; go back.", [back()]))
+    if deep:
+        calls.append(Call(page(section, leaves), f"Open {target} under {section}.", [click("link", target)]))
+    calls.append(Call(page(target, []), DONE, [finish(f"Opened the {target} page", [target])]))
+    return Episode("navigate", site.name, goal, calls)
+
+
+def buy(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
+    site = Site(rng, vocab)
+    products = lookalikes(rng, vocab, rng.randint(3, 4))
+    target = rng.choice(products)
+    other = rng.choice([x for x in products if x != target])
+    given, family = site.person()
+    street = f"{rng.randint(1, 99)} {vocab.one(rng, 'family')} {rng.choice(['Road', 'Lane', 'Way', 'Row'])}"
+    city, postcode = vocab.one(rng, "site"), f"{random_code(rng, 3)} {random_code(rng, 3)}"
+    speeds = words.pick(rng, "shipping", 3)
+    days = rng.sample(["1 day", "2 days", "3-5 days", "5-7 days", "7-10 days"], 3)
+    options = [f"{s} ({d})" for s, d in zip(speeds, days)]
+    chosen = rng.randrange(3)
+    name = f"{given} {family}"
+    goal = words.goal(rng, "buy", site=site.name, target=target, other=other, name=name, street=street,
+                      city=city, postcode=postcode, shipping=speeds[chosen].lower())
+    cart, checkout, place = words.one(rng, "cart"), words.one(rng, "checkout"), words.one(rng, "place_order")
+    labels = [words.one(rng, k) for k in ("name_field", "street_field", "city_field", "postcode_field",
+                                           "shipping_field")]
+    rows = "".join(f"<div>{h(x, 3)}{p(f'${price(rng):.2f}')}{button(f'Add {x} to cart')}</div>" for x in products)
+    shop = site.screen("/shop", vocab.one(rng, "item").capitalize() + "s", h("Shop"), rows, a(cart, "/cart"))
+    calls = [Call(shop, f"Add the {target} to the cart and open the cart.",
+                  [click("button", f"Add {target} to cart"), click("link", cart)])]
+    basket = site.screen("/cart", "Your cart", h("Your cart"), p(f"1 x {target}"), button("Remove"),
+                         a("Continue shopping", "/shop"), button(checkout))
+    calls.append(Call(basket, "Go to checkout.", [click("button", checkout)]))
+
+    def form(filled: bool = False, option: str = "") -> Screen:
+        values = [name, street, city, postcode] if filled else ["", "", "", ""]
+        fields = "".join(field_(lab, val) for lab, val in zip(labels, values))
+        return site.screen("/checkout", "Checkout", h("Checkout"), fields, select(labels[4], options, option),
+                           button(place), a("Back to cart", "/cart"))
+
+    moves = [type_in(labels[0], name), type_in(labels[1], street), type_in(labels[2], city),
+             type_in(labels[3], postcode), choose(labels[4], options[chosen]), click("button", place)]
+    first = Call(form(), "Fill in the checkout form and place the order.", moves)
+    calls.append(first)
+    kind = rng.choice(["option", "stale"]) if rng.random() < FAIL else ""
+    if kind == "option":
+        short = speeds[chosen]
+        quoted = ", ".join(f"'{o}'" for o in options)
+        error = f"e{rng.randint(12, 30)} has no option '{short}'; its options are {quoted}"
+        first.ran = [*moves[:4], moves[4].ran(error, args={"option": short})]
+        calls.append(Call(form(True), "Pick the shipping option by its full label and place the order.",
+                          moves[4:]))
+    elif kind == "stale":
+        error, ref = stale(rng)
+        first.ran = [*moves[:5], moves[5].ran(error, args=ref)]
+        calls.append(Call(form(True, options[chosen]), "Retry the failed step.", moves[5:]))
+    number = random_code(rng, 6)
+    done = site.screen("/order/" + number.lower(), "Order placed", h("Order placed"),
+                       p(f"Thank you, {given}! Your order number is {number}."))
+    calls.append(Call(done, DONE, [finish(f"Order {number} placed", [number])]))
+    return Episode("buy", site.name, goal, calls)

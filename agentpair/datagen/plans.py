@@ -1,0 +1,193 @@
+"""Planner training data: episodes of seven task families on generated sites, their pages rendered
+once in Chromium, and one example per planner call, its messages built exactly as at run time:
+`python -m agentpair.datagen.plans --out data/planner --train 1200 --heldout 150`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from playwright.async_api import Route
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from agentpair.datagen.families import buy, login, navigate, search
+from agentpair.datagen.families_forms import config, extract_facts, form
+from agentpair.datagen.plan_vocab import WORDS
+from agentpair.datagen.sites import Episode, Move
+from agentpair.datagen.vocab import VOCABS
+from agentpair.models import Plan, Step, StepRecord, Task
+from agentpair.planner import ToolInfo, plan_messages, plan_request, plan_schema
+from tools.base import Observation
+from tools.browser import Browser
+from tools.snapshot import find_ref
+
+FAMILIES: dict[str, Callable[..., Episode]] = {
+    "login": login, "search": search, "navigate": navigate, "buy": buy, "form": form,
+    "extract": extract_facts, "code": config}
+SEEDS = {"train": 2000, "heldout": 9500}  # not the executor's seeds; held-out has its own vocabulary
+
+
+def episodes(split: str, n: int, seed: int | None = None) -> list[tuple[Episode, int]]:
+    """Episodes holding n planner calls, the families in equal shares: (episode, calls to use)."""
+    rng = random.Random(SEEDS[split] if seed is None else seed)
+    out = []
+    for i, make in enumerate(FAMILIES.values()):
+        quota = n // len(FAMILIES) + (i < n % len(FAMILIES))
+        while quota > 0:
+            episode = make(rng, VOCABS[split], WORDS[split])
+            take = min(quota, len(episode.calls))
+            out.append((episode, take))
+            quota -= take
+    return out
+
+
+def episode_key(episode: Episode, take: int) -> str:
+    raw = json.dumps([episode.secrets, [[c.screen.url, c.screen.html] for c in episode.calls[:take]]])
+    return hashlib.sha1(raw.encode()).hexdigest()
+
+
+async def _walk(browser: Browser, episode: Episode, take: int) -> list[Observation]:
+    """Open the episode's pages one after the other in one fresh context, as a run would (refs
+    after the first page carry Playwright's frame prefix, f1e3, ...); a page the previous call
+    also saw is not observed again."""
+    current: list[str] = [""]
+
+    async def handler(route: Route) -> None:
+        await route.fulfill(body=current[0], content_type="text/html")
+    await browser.start_task(allowed_origins=["*"], secrets=episode.secrets)
+    await browser.page.route("**/*", handler)
+    out: list[Observation] = []
+    for i, call in enumerate(episode.calls[:take]):
+        if i and call.screen == episode.calls[i - 1].screen:
+            out.append(out[-1])
+            continue
+        current[0] = call.screen.html
+        await browser.page.goto(call.screen.url)
+        out.append(await browser.observe())
+    return out
+
+
+async def render(chosen: list[tuple[Episode, int]], cache: Path, advance: Callable[[], None] = lambda: None,
+                 workers: int = 2) -> list[list[Observation]]:
+    """Each chosen episode's observations, one per call, cached by episode; `workers` browsers
+    render in parallel."""
+    seen: dict[str, list[Observation]] = {}
+    if cache.is_file():
+        for line in cache.read_text().splitlines():
+            row = json.loads(line)
+            seen[row["key"]] = [Observation(**o) for o in row["observations"]]
+    keys = [episode_key(ep, take) for ep, take in chosen]
+    todo = asyncio.Queue()
+    for key, (ep, take) in zip(keys, chosen):
+        if key in seen:
+            advance()
+        else:
+            todo.put_nowait((key, ep, take))
+    cache.parent.mkdir(parents=True, exist_ok=True)
+
+    async def worker(out: Any) -> None:
+        async with Browser() as browser:
+            while not todo.empty():
+                key, episode, take = todo.get_nowait()
+                seen[key] = await _walk(browser, episode, take)
+                out.write(json.dumps({"key": key, "observations": [o.model_dump() for o in seen[key]]}) + "\n")
+                advance()
+    if not todo.empty():
+        with cache.open("a") as out:
+            await asyncio.gather(*(worker(out) for _ in range(min(workers, todo.qsize()))))
+    return [seen[k] for k in keys]
+
+
+def record(iteration: int, move: Move, observation: Observation) -> StepRecord:
+    """A step as the agent records it once run: the tool arguments the executor gave (the ref of
+    the element it picked on this page), ok or the failure, an extraction's output."""
+    args = None
+    if move.element is not None:
+        args = {"ref": find_ref(observation.snapshot, *move.element, exact=True), **move.args}
+    elif move.step["kind"] == "act":
+        args = dict(move.args)
+    if move.step["kind"] == "code":
+        args = {"ref": args["ref"], "text": args["text"]} if args else None
+    return StepRecord(iteration=iteration, step=Step.model_validate(move.step), tool_args=args,
+                      ok=move.error is None, error=move.error,
+                      output=move.output if move.step["kind"] == "extract" else None)
+
+
+def examples(split: str, index: int, episode: Episode, take: int, observations: list[Observation],
+             tools: list[ToolInfo]) -> list[dict[str, Any]]:
+    """One example per planner call of the episode: the request the agent would build there
+    (history, memory and page as the run left them) and the plan for this page."""
+    task = Task(goal=episode.goal, start_url=episode.calls[0].screen.url, secrets=episode.secrets,
+                output_schema=episode.output_schema)
+    schema = plan_schema([t.name for t in tools], episode.output_schema)
+    records: list[StepRecord] = []
+    memory: list[Any] = []
+    out = []
+    for iteration, (call, observation) in enumerate(zip(episode.calls[:take], observations), start=1):
+        request = plan_request(task, observation, list(memory), list(records), tools)
+        plan = call.plan()
+        jsonschema.validate(plan, schema)
+        Plan.model_validate(plan)
+        out.append({"split": split, "family": episode.family, "episode": index, "call": iteration,
+                    "messages": plan_messages(request), "target": json.dumps(plan, ensure_ascii=False),
+                    "reference": plan, "values": [m.values for m in call.moves],
+                    "request": request.model_dump()})
+        for move in call.records():
+            records.append(record(iteration, move, observation))
+            if move.step["kind"] == "extract" and move.error is None:
+                memory.append(move.output)
+    return out
+
+
+def browser_tools() -> list[ToolInfo]:
+    """The browser's tools as the agent lists them to the planner."""
+    return [ToolInfo(name=t.name, description=t.description) for t in Browser().tools()]
+
+
+def build(out: Path, sizes: dict[str, int], seed: int | None = None, console: Console | None = None) -> dict[str, Path]:
+    """Write {split}.jsonl for each split in `sizes` (n examples each); pages cached in out/pages.jsonl."""
+    chosen = {split: episodes(split, n, seed) for split, n in sizes.items()}
+    everything = [pair for picked in chosen.values() for pair in picked]
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console or Console(stderr=True)) as progress:
+        bar = progress.add_task("rendering episodes", total=len(everything))
+        rendered = iter(asyncio.run(render(everything, out / "pages.jsonl", lambda: progress.advance(bar))))
+        tools, paths = browser_tools(), {}
+        for split, picked in chosen.items():
+            rows = []
+            for index, (episode, take) in enumerate(picked):
+                rows += examples(split, index, episode, take, next(rendered), tools)
+            paths[split] = out / f"{split}.jsonl"
+            paths[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return paths
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default="data/planner")
+    ap.add_argument("--train", type=int, default=1200, help="training examples (planner calls)")
+    ap.add_argument("--heldout", type=int, default=150, help="held-out examples (unseen sites and wording)")
+    ap.add_argument("--seed", type=int, help="one seed for both splits instead of their fixed ones")
+    args = ap.parse_args()
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    paths = build(Path(args.out), {"train": args.train, "heldout": args.heldout}, args.seed, console)
+    for split, path in paths.items():
+        rows = [json.loads(line) for line in path.open()]
+        families = Counter(r["family"] for r in rows)
+        console.print(f"{split}: {len(rows)} examples -> {path} ({dict(sorted(families.items()))})")
+    console.print(f"took {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

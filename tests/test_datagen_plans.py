@@ -1,0 +1,87 @@
+"""The planner data generator: determinism, the held-out split's unseen sites and values, valid
+targets, and examples whose messages are exactly what the planner is sent at run time."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from agentpair.bench_planner import plan_correct
+from agentpair.datagen.plans import FAMILIES, build, episodes
+from agentpair.datagen.sites import Episode
+from agentpair.datagen.vocab import VOCABS
+from agentpair.models import Plan
+from agentpair.planner import PlanRequest, plan_messages, plan_schema
+
+SHARED = {"{{secret:password}}", "Password", "price_usd", "uncheck"}  # the same on every site
+TOOLS = ["goto", "click", "type", "select", "check", "press", "scroll", "go_back", "wait_for", "read"]
+
+
+def _calls(split: str, n: int) -> list[tuple[Episode, int]]:
+    return episodes(split, n)
+
+
+def _text(chosen: list[tuple[Episode, int]]) -> str:
+    """Everything the examples of these episodes are made of: goals, pages, plans, what ran."""
+    parts = []
+    for episode, take in chosen:
+        parts.append(episode.goal)
+        for call in episode.calls[:take]:
+            parts += [call.screen.html, json.dumps(call.plan(), ensure_ascii=False)]
+            parts += [json.dumps(m.args, ensure_ascii=False) + str(m.error) for m in call.records()]
+    return "\n".join(parts)
+
+
+def test_episodes_are_deterministic_and_families_share_the_calls() -> None:
+    first, again = _calls("train", 70), _calls("train", 70)
+    assert _text(first) == _text(again)
+    assert _text(episodes("train", 70, seed=5)) != _text(first)
+    per_family = {f: sum(t for e, t in first if e.family == f) for f in FAMILIES}
+    assert sum(per_family.values()) == 70 and set(per_family.values()) == {10}
+
+
+def test_no_heldout_site_name_label_or_value_occurs_in_the_train_split() -> None:
+    heldout = _calls("heldout", 150)
+    strings = {e.site for e, _ in heldout} | set(VOCABS["heldout"].pools["site"])
+    for episode, take in heldout:
+        for call in episode.calls[:take]:
+            strings |= {v for m in call.moves for v in m.values if re.search("[A-Za-z]", v)}
+    strings -= SHARED
+    train = _text(_calls("train", 1200))
+    leaks = {s for s in strings if s in train and re.search(rf"(?<!\w){re.escape(s)}(?!\w)", train)}
+    assert not leaks
+    assert len(strings) > 200
+
+
+@pytest.mark.parametrize("split", ["train", "heldout"])
+def test_every_target_is_a_valid_plan_and_its_own_reference_scores_correct(split: str) -> None:
+    for episode, take in _calls(split, 210):
+        schema = plan_schema(TOOLS, episode.output_schema)
+        for call in episode.calls[:take]:
+            plan = call.plan()
+            jsonschema.validate(plan, schema)
+            Plan.model_validate(plan)
+            assert plan_correct(plan, plan, [m.values for m in call.moves])
+            assert "{{secret:" not in plan["thought"]
+            assert not any(v in json.dumps(plan) for v in episode.secrets.values())
+
+
+def test_a_rendered_split_holds_run_time_requests(tmp_path: Path) -> None:
+    paths = build(tmp_path, {"train": 14, "heldout": 7})
+    rows = [json.loads(line) for path in paths.values() for line in path.read_text().splitlines()]
+    assert len(rows) == 21 and {r["split"] for r in rows} == {"train", "heldout"}
+    for row in rows:
+        request = PlanRequest.model_validate(row["request"])
+        assert row["messages"] == plan_messages(request)
+        assert json.loads(row["target"]) == row["reference"]
+        assert "[ref=" not in request.page and "/url:" not in request.page and len(request.page) <= 700
+        for line in request.history:
+            assert re.match(r"^\[\d+\] (act \w+|extract|code): .+ -> (ok|FAILED: .+)$", line)
+        if row["call"] > 1:
+            assert request.history
+    again = build(tmp_path, {"heldout": 7})  # from the page cache: the same file
+    assert again["heldout"].read_text() == paths["heldout"].read_text()
