@@ -203,7 +203,7 @@ def buy(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     if kind == "option":
         short = speeds[chosen]
         quoted = ", ".join(f"'{o}'" for o in options)
-        error = f"e{rng.randint(12, 30)} has no option '{short}'; its options are {quoted}"
+        error = f"{{ref}} has no option '{short}'; its options are {quoted}"
         first.ran = [*moves[:4], moves[4].ran(error, args={"option": short})]
         calls.append(Call(form(True), "Pick the shipping option by its full label and place the order.",
                           moves[4:]))

@@ -16,6 +16,8 @@ from agentpair.datagen.sites import (Call, Episode, Move, Screen, Site, a, back,
                                      select, slug, stale, textarea, tick, type_in)
 from agentpair.datagen.vocab import Vocab
 
+NUMBER_COLUMNS = {"Score", "Rank", "Rating", "Amount", "Quantity", "Budget", "Level"}  # of vocab's "column"
+
 
 def form(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     site = Site(rng, vocab)
@@ -131,7 +133,9 @@ def extract_facts(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
 
 
 def _lookup(rng: random.Random, vocab: Vocab, words: Words, site: Site) -> Episode:
-    table, columns = vocab.one(rng, "table"), vocab.pick(rng, "column", 2)
+    table = vocab.one(rng, "table")
+    columns = [rng.choice([c for c in vocab.pools["column"] if c not in NUMBER_COLUMNS]),
+               rng.choice([c for c in vocab.pools["column"] if c in NUMBER_COLUMNS])]
     people: list[str] = []
     count = rng.randint(3, 5)
     while len(people) < count:

@@ -118,8 +118,9 @@ def record(iteration: int, move: Move, observation: Observation) -> StepRecord:
         args = dict(move.args)
     if move.step["kind"] == "code":
         args = {"ref": args["ref"], "text": args["text"]} if args else None
+    error = move.error.replace("{ref}", args["ref"]) if move.error and args else move.error
     return StepRecord(iteration=iteration, step=Step.model_validate(move.step), tool_args=args,
-                      ok=move.error is None, error=move.error,
+                      ok=move.error is None, error=error,
                       output=move.output if move.step["kind"] == "extract" else None)
 
 

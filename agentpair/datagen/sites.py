@@ -44,7 +44,7 @@ class Move:
     element: tuple[str, str] | None = None  # (role, name) on the page it ran on
     args: dict[str, Any] = field(default_factory=dict)
     output: Any = None
-    error: str | None = None  # it FAILED with this message
+    error: str | None = None  # it FAILED with this message ({ref}: the ref it was given)
 
     @property
     def values(self) -> list[str]:
