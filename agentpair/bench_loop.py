@@ -12,6 +12,10 @@ excluded), its split into planner, executor, tools and framework, planner calls 
 executor forward passes, span counts. Tracing overhead is measured directly, not as a difference
 of noisy end-to-end times: the cost of one span (agentpair.bench_tracing) times a run's spans,
 over that run's wall time. Counts and the split are means per run; wall time is the median.
+
+The running of configurations (`run_configs`), the per-run figures (`loop_run`, `run_stats`) and
+the choice of scenarios (`scenario_names`) are shared with `agentpair bench scenarios`
+(agentpair.bench_scenarios), which runs the paired configuration alone.
 """
 
 from __future__ import annotations
@@ -20,12 +24,12 @@ import argparse
 import asyncio
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.table import Table
 
@@ -56,10 +60,12 @@ class LoopRun(BaseModel):
     executor_forward_passes: int
     spans: int
     stop_reason: str = ""
+    reasons: list[str] = Field(default_factory=list, description="why the scenario's check failed")
     trace: str
 
 
-def loop_run(config: str, scenario: str, run: int, success: bool, tree: RunTree) -> LoopRun:
+def loop_run(config: str, scenario: str, run: int, success: bool, tree: RunTree,
+             reasons: Sequence[str] = ()) -> LoopRun:
     summary = summarize(tree)
     return LoopRun(
         config=config, scenario=scenario, run=run, success=success, wall_s=summary.wall_s,
@@ -68,20 +74,19 @@ def loop_run(config: str, scenario: str, run: int, success: bool, tree: RunTree)
         planner_output_tokens=summary.planner_output_tokens,
         executor_forward_passes=summary.executor_forward_passes,
         spans=sum(1 for s in tree.spans if s.category != "startup"),
-        stop_reason=summary.stop_reason or "", trace=tree.path,
+        stop_reason=summary.stop_reason or "", reasons=list(reasons), trace=tree.path,
     )
 
 
-def config_stats(runs: list[LoopRun], us_per_span: float) -> dict[str, Any]:
-    """One configuration's figures over its runs."""
+def run_stats(runs: list[LoopRun]) -> dict[str, Any]:
+    """Success rate, median wall time, means per run (calls, tokens, passes, the split) over `runs`."""
 
     def mean(value: Callable[[LoopRun], float]) -> float:
         return sum(value(r) for r in runs) / len(runs)
 
     wall = sum(r.wall_s for r in runs)
-    tracing = [us_per_span * r.spans / 1e6 / r.wall_s * 100 for r in runs if r.wall_s > 0]
     return {
-        "description": CONFIGS[runs[0].config], "runs": len(runs),
+        "runs": len(runs),
         "success_rate": mean(lambda r: float(r.success)),
         "wall_s_p50": statistics.median(r.wall_s for r in runs),
         "planner_calls": mean(lambda r: r.planner_calls),
@@ -91,8 +96,14 @@ def config_stats(runs: list[LoopRun], us_per_span: float) -> dict[str, Any]:
         "split_s": {c: mean(lambda r, c=c: r.split_s[c]) for c in CATEGORIES},
         "framework_pct": sum(r.split_s["framework"] for r in runs) / wall * 100 if wall > 0 else 0.0,
         "spans_p50": statistics.median(r.spans for r in runs),
-        "tracing_pct": statistics.median(tracing) if tracing else 0.0,
     }
+
+
+def config_stats(runs: list[LoopRun], us_per_span: float) -> dict[str, Any]:
+    """One configuration's figures over its runs, with its tracing overhead (median over runs)."""
+    tracing = [us_per_span * r.spans / 1e6 / r.wall_s * 100 for r in runs if r.wall_s > 0]
+    return {"description": CONFIGS[runs[0].config], **run_stats(runs),
+            "tracing_pct": statistics.median(tracing) if tracing else 0.0}
 
 
 def _ratio(configs: dict[str, dict[str, Any]], other: str) -> float | None:
@@ -123,30 +134,57 @@ def aggregate(runs: list[LoopRun], us_per_span: float) -> dict[str, Any]:
     }
 
 
-async def bench_loop(planner: Any, names: list[str], runs: int, max_steps: int | None, trace_dir: Path,
-                     on_run: Callable[[LoopRun], None] = lambda run: None) -> dict[str, Any]:
-    """Run every scenario `runs` times in each configuration, interleaved, and aggregate the traces.
+def scenario_names(spec: str) -> list[str]:
+    """`all` or comma-separated names -> scenario names, each checked to load (UsageError if not)."""
+    from agentpair import scenarios
+    from agentpair.errors import UsageError
+
+    names = scenarios.list_names() if spec == "all" else [n.strip() for n in spec.split(",")]
+    try:
+        for name in names:
+            scenarios.load(name)
+    except scenarios.ScenarioError as exc:
+        raise UsageError(str(exc)) from exc
+    return names
+
+
+def planner_label(planner: Any) -> str:
+    identity = planner.identity() if hasattr(planner, "identity") else {}
+    return str(identity.get("model") or planner.name)
+
+
+async def _executor(config: str) -> Any:
+    """The executor a configuration runs with (None for the single model)."""
+    from agentpair import defaults
+    from agentpair.executor_ar import ARBaselineExecutor
+
+    if config == "paired":
+        return await defaults.default_executor()
+    return await asyncio.to_thread(ARBaselineExecutor) if config == "ar_executor" else None
+
+
+async def run_configs(planner: Any, names: list[str], runs: int, max_steps: int | None, trace_dir: Path,
+                      configs: Sequence[str] = tuple(CONFIGS),
+                      on_run: Callable[[LoopRun], None] = lambda run: None) -> tuple[list[LoopRun], float]:
+    """Run every scenario `runs` times in each of `configs`, interleaved, each run traced under
+    `trace_dir`; returns the runs as read back from their traces and the start-up time.
 
     The executors and the browser are started here (once) and closed at the end; the planner is
     the caller's to close.
     """
     from agentpair import defaults, scenarios
     from agentpair.agent import Agent
-    from agentpair.bench_tracing import bench_tracing
-    from agentpair.executor_ar import ARBaselineExecutor
     from agentpair.runner import run_scenario
 
     chosen = [scenarios.load(name) for name in names]
     if max_steps:
         chosen = [s.model_copy(update={"max_steps": max_steps}) for s in chosen]
     started = time.perf_counter()
-    executors = {"paired": await defaults.default_executor(),
-                 "ar_executor": await asyncio.to_thread(ARBaselineExecutor)}
+    executors = {c: await _executor(c) for c in configs}
     browser = await defaults.default_browser()
     rows: list[LoopRun] = []
     try:
-        agents = {c: Agent(planner, executors.get(c), browser, single_model=c == "single_model")
-                  for c in CONFIGS}
+        agents = {c: Agent(planner, executors[c], browser, single_model=c == "single_model") for c in configs}
         for agent in agents.values():
             await agent.start()  # the planner's server starts here, once: outside every wall time
         startup_s = time.perf_counter() - started
@@ -156,13 +194,22 @@ async def bench_loop(planner: Any, names: list[str], runs: int, max_steps: int |
                 for config, agent in agents.items():
                     path = trace_dir / f"{scenario.name}-{run}-{config}.jsonl"
                     report, _ = await run_scenario(scenario, agent, trace=str(path))
-                    rows.append(loop_run(config, scenario.name, run, report.success, load_trace(path)))
+                    rows.append(loop_run(config, scenario.name, run, report.success, load_trace(path),
+                                         report.reasons))
                     on_run(rows[-1])
     finally:
         await browser.close()
+    return rows, startup_s
+
+
+async def bench_loop(planner: Any, names: list[str], runs: int, max_steps: int | None, trace_dir: Path,
+                     on_run: Callable[[LoopRun], None] = lambda run: None) -> dict[str, Any]:
+    """Run every scenario `runs` times in each configuration, interleaved, and aggregate the traces."""
+    from agentpair.bench_tracing import bench_tracing
+
+    rows, startup_s = await run_configs(planner, names, runs, max_steps, trace_dir, on_run=on_run)
     tracing = await asyncio.to_thread(bench_tracing)
-    identity = planner.identity() if hasattr(planner, "identity") else {}
-    return {"planner": str(identity.get("model") or planner.name), "scenarios": names, "runs_per_scenario": runs,
+    return {"planner": planner_label(planner), "scenarios": names, "runs_per_scenario": runs,
             "max_steps": max_steps, "startup_s": startup_s, "trace_dir": str(trace_dir),
             **aggregate(rows, tracing["tracing_us_per_span"])}
 
@@ -197,19 +244,13 @@ async def main(args: argparse.Namespace) -> int:
     import importlib.util
     import json
 
-    from agentpair import scenarios
     from agentpair.cli import planner_from_args
     from agentpair.errors import UsageError
     from agentpair.plot_split import plot_split
 
     if importlib.util.find_spec("matplotlib") is None:
         raise UsageError("the plot needs matplotlib: pip install 'agentpair[bench]'")
-    names = scenarios.list_names() if args.scenarios == "all" else [n.strip() for n in args.scenarios.split(",")]
-    try:
-        for name in names:
-            scenarios.load(name)
-    except scenarios.ScenarioError as exc:
-        raise UsageError(str(exc)) from exc
+    names = scenario_names(args.scenarios)
     total = len(names) * args.runs * len(CONFIGS)
     done: list[LoopRun] = []
 

@@ -67,6 +67,12 @@ async def _bench_loop(args: argparse.Namespace) -> int:
     return await main(args)
 
 
+async def _bench_scenarios(args: argparse.Namespace) -> int:
+    from agentpair.bench_scenarios import main
+
+    return await main(args)
+
+
 async def _bench_planner(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -131,3 +137,13 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     loop.add_argument("--json", action="store_true")
     planner_options(loop)
     loop.set_defaults(handler=_bench_loop)
+
+    runs = targets.add_parser("scenarios", help="every bundled scenario N times on the default planner and "
+                                                "executor: success rate, wall time, time split, failure reasons")
+    runs.add_argument("--scenarios", default="all", help="all, or scenario names separated by commas")
+    runs.add_argument("--runs", type=int, default=1, help="runs per scenario")
+    runs.add_argument("--max-steps", type=int, metavar="N",
+                      help="stop each run after N steps (default: the scenario's)")
+    runs.add_argument("--json", action="store_true")
+    planner_options(runs)
+    runs.set_defaults(handler=_bench_scenarios)
