@@ -14,7 +14,6 @@ from typing import Any
 from agentpair.models import Plan
 from agentpair.planner import Planner, PlannerError, PlanRequest
 
-SHIPPED_LORA = Path(__file__).resolve().parent / "weights" / "planner-lora.gguf"
 HELDOUT_EXAMPLES = 150
 
 
@@ -88,23 +87,18 @@ def summarize(results: list[tuple[str, bool, bool, float]]) -> dict[str, Any]:
     return {**rates(results), "per_family": {f: rates([r for r in results if r[0] == f]) for f in families}}
 
 
-def default_lora() -> Path | None:
-    return SHIPPED_LORA if SHIPPED_LORA.is_file() else None
-
-
-def bench_planner(data: Path, limit: int | None = None, lora: Path | None = None,
+def bench_planner(data: Path, limit: int | None = None, lora: Path | bool | None = None,
                   progress: Callable[[int, int], None] = lambda done, total: None) -> dict[str, Any]:
-    """The embedded planner (the shipped adapter when there is one) on the held-out examples."""
+    """The embedded planner on the held-out examples (lora as EmbeddedPlanner takes it: None = shipped)."""
     from agentpair.embedded import EmbeddedPlanner
 
     rows = load(data, limit)
-    lora = lora or default_lora()
 
     async def run() -> dict[str, Any]:
         planner = EmbeddedPlanner(lora=lora)
         try:
             await planner.start()
-            return {"model": planner.name, "lora": str(lora) if lora else None, "data": str(data),
+            return {"model": planner.name, "lora": planner.identity()["lora"], "data": str(data),
                     **await evaluate(planner, rows, progress)}
         finally:
             await planner.aclose()

@@ -84,7 +84,8 @@ async def _bench_planner(args: argparse.Namespace) -> int:
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("planning held-out examples", total=None)
         report = await asyncio.to_thread(
-            bench_planner, Path(args.data), args.limit, Path(args.lora) if args.lora else None,
+            bench_planner, Path(args.data), args.limit,
+            False if args.no_lora else Path(args.lora) if args.lora else None,
             lambda done, total: progress.update(bar, completed=done, total=total))
     if args.json:
         print(json.dumps(report))
@@ -123,7 +124,8 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     planner.add_argument("--data", default="data/planner/heldout.jsonl",
                          help="held-out JSONL (generated when missing)")
     planner.add_argument("--limit", type=int, help="evaluate N held-out examples spread over the split")
-    planner.add_argument("--lora", help="LoRA adapter GGUF (default: the shipped one, if any)")
+    planner.add_argument("--lora", help="LoRA adapter GGUF (default: the shipped one)")
+    planner.add_argument("--no-lora", action="store_true", help="the bare SmolLM2 model, for comparison")
     planner.add_argument("--json", action="store_true")
     planner.set_defaults(handler=_bench_planner)
     from agentpair.cli import planner_options

