@@ -11,11 +11,12 @@ from typing import Any
 from agentpair.models import Task
 from tools.base import Observation
 
-TEXT_CHARS_FOR_EXECUTOR = 800
-
 
 def executor_context(task: Task, observation: Observation, memory: list[Any] | None = None) -> str:
-    """The text the executor may read: page snapshot with refs, visible text, task facts, memory."""
+    """The text the executor may read: task facts, memory and the page snapshot with refs.
+
+    The page's flat text is left out: the snapshot already holds every visible string, and
+    the repeat would cost a third of the context's tokens on every fill."""
     lines = [f"Goal: {task.goal}"]
     if task.secrets:
         lines.append("Secrets: " + ", ".join("{{secret:" + name + "}}" for name in sorted(task.secrets)))
@@ -24,6 +25,4 @@ def executor_context(task: Task, observation: Observation, memory: list[Any] | N
     lines.append(f"URL: {observation.url}")
     lines.append(f"Title: {observation.title}")
     lines.append("Snapshot:\n" + observation.snapshot)
-    if observation.text:
-        lines.append("Text:\n" + observation.text[:TEXT_CHARS_FOR_EXECUTOR])
     return "\n".join(lines)

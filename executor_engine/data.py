@@ -19,9 +19,10 @@ from executor_engine.template import HOLE, Compiled, TemplateError, _SchemaCompi
     compile_schema, compile_template
 
 SPECIALS = ["<|pad|>", "<|mask|>"]
-# Words and digit runs stay whole (so a value reads the same in context, instruction and slot);
+# Words and digit runs stay whole and never carry the space before them, so a name is the same
+# tokens in context, instruction and slot (`Click Pricing` and `link "Pricing"` share `Pricing`);
 # runs of punctuation and whitespace merge freely (snapshot structure costs few tokens).
-PRE_SPLIT = r"\[ref=e|\[cursor=pointer\]|\[active\]| ?\p{L}+|\p{N}+|[^\p{L}\p{N}\[]+|\["
+PRE_SPLIT = r"\[ref=e|\[cursor=pointer\]|\[active\]|\p{L}+|\p{N}+|[^\p{L}\p{N}\[]+|\["
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -146,6 +147,7 @@ class Batch:
     positions: Tensor  # [B, L] each example's positions start right after its context
     mask: Tensor  # bool [B, L, P + L]
     targets: Tensor  # [B, L] token to predict at each position, -100 = no loss
+    weights: Tensor  # [B, L] 1 / (the example's target count) where there is a target, else 0
 
 
 def _pad(rows: list[list[int]], fill: int) -> Tensor:
@@ -173,6 +175,8 @@ def pack(groups: list[list[Encoded]], arch: str, mask_id: int, rng: random.Rando
 
     diffusion: slot positions masked with a per-example ratio t ~ U(0, 1), loss where masked.
     ar: causal; the logit before each slot position predicts it (targets shifted left by one).
+    Every example weighs the same in the loss, however many of its tokens are targets: a ref
+    choice of one token counts as much as an extraction of forty (mostly pad) tokens.
     """
     ctx_len = torch.tensor([len(g[0].context) for g in groups])
     context = _pad([g[0].context for g in groups], 0)  # [B, P]
@@ -182,16 +186,17 @@ def pack(groups: list[list[Encoded]], arch: str, mask_id: int, rng: random.Rando
     if arch == "ar":
         ctx_mask = ctx_mask & torch.ones(P, P, dtype=torch.bool).tril()
     ctx_mask = ctx_mask | torch.eye(P, dtype=torch.bool)  # padding rows attend to themselves
-    ids, tgt, pos, grp, part = [], [], [], [], []
+    ids, tgt, pos, grp, part, wts = [], [], [], [], [], []
     for b, group in enumerate(groups):
-        row: list[list[int]] = [[], [], [], [], []]
+        row: list[list] = [[], [], [], [], [], []]
         for k, e in enumerate(group):
             inp, out = _example(e, arch, mask_id, rng)
-            n = len(inp)
+            n, n_targets = len(inp), sum(t != -100 for t in out)
+            weight = [0.0 if t == -100 else 1.0 / n_targets for t in out]
             for acc, new in zip(row, (inp, out, list(range(n)), [k] * n,
-                                      [1] * len(e.instruction) + [2] * len(e.canvas))):
+                                      [1] * len(e.instruction) + [2] * len(e.canvas), weight)):
                 acc += new
-        for acc, r in zip((ids, tgt, pos, grp, part), row):
+        for acc, r in zip((ids, tgt, pos, grp, part, wts), row):
             acc.append(r)
     ids_t, tgt_t, grp_t, part_t = _pad(ids, 0), _pad(tgt, -100), _pad(grp, -1), _pad(part, 3)
     pos_t = _pad(pos, 0)  # [B, L] offsets inside each example
@@ -204,4 +209,4 @@ def pack(groups: list[list[Encoded]], arch: str, mask_id: int, rng: random.Rando
     own = own | torch.eye(L, dtype=torch.bool)
     prefix = valid[:, None, :].expand(-1, L, -1)  # [B, L, P]
     return Batch(context, ctx_mask, ids_t, ctx_len[:, None] + pos_t, torch.cat([prefix, own], 2),
-                 tgt_t)
+                 tgt_t, _pad(wts, 0.0))

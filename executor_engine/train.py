@@ -20,9 +20,13 @@ from tokenizers import Tokenizer
 
 from executor_engine.canvas import Vocab
 from executor_engine.checkpoint import save_checkpoint
+from executor_engine.ar import ARDecoder
 from executor_engine.data import (Batch, Encoded, encode_record, group_by_context, pack,
                                   read_jsonl, record_texts, train_tokenizer)
+from executor_engine.engine import Engine
+from executor_engine.evaluate import run, score
 from executor_engine.model import DiffusionLM, ModelConfig
+from executor_engine.sampler import ThresholdSampler
 from executor_engine.testing import config_json
 
 
@@ -46,6 +50,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ckpt-every-s", type=float, default=180.0)
+    ap.add_argument("--eval-data", help="held-out JSONL: log accuracy on a fixed sample of it")
+    ap.add_argument("--eval-every", type=int, default=200, help="steps between held-out evals")
     return ap.parse_args(argv)
 
 
@@ -84,21 +90,49 @@ def lr_at(step: int, args: argparse.Namespace) -> float:
 
 
 def loss_on(model: DiffusionLM, batch: Batch) -> torch.Tensor:
-    """Mean cross-entropy over positions with a target; context K/V computed once per page."""
+    """Cross-entropy averaged per example, then over examples; context K/V once per page."""
     ctx_kv = model(batch.context, mask=batch.context_mask, logits_at=batch.context[:, :1] * 0)[1]
     where = [(row != -100).nonzero().flatten() for row in batch.targets]
     K = max(len(w) for w in where)
     at = torch.stack([F.pad(w, (0, K - len(w))) for w in where])  # [B, K]
     tgt = torch.stack([F.pad(batch.targets[n, w], (0, K - len(w)), value=-100)
                        for n, w in enumerate(where)])  # [B, K]
+    wts = torch.stack([F.pad(batch.weights[n, w], (0, K - len(w))) for n, w in enumerate(where)])
     logits = model(batch.ids, batch.positions, batch.mask, ctx_kv, logits_at=at)[0]  # [B, K, V]
-    return F.cross_entropy(logits.flatten(0, 1).float(), tgt.flatten(), ignore_index=-100)
+    ce = F.cross_entropy(logits.flatten(0, 1).float(), tgt.flatten(), ignore_index=-100,
+                         reduction="none")  # [B*K]
+    return (ce * wts.flatten()).sum() / wts.sum()
 
 
 def sample_batch(groups: list[list[Encoded]], args: argparse.Namespace, mask_id: int,
                  rng: random.Random) -> Batch:
     chosen = [rng.choice(groups) for _ in range(args.pages)]
     return pack([rng.sample(g, min(len(g), args.per_page)) for g in chosen], args.arch, mask_id, rng)
+
+
+EVAL_EXAMPLES = 120
+
+
+def eval_sample(path: str) -> list[dict[str, Any]]:
+    """A fixed sample spread over the held-out split (every kind of fill is represented)."""
+    records = read_jsonl(path)
+    return records[:: max(1, len(records) // EVAL_EXAMPLES)][:EVAL_EXAMPLES]
+
+
+@torch.no_grad()
+def heldout_accuracy(model: DiffusionLM, tok: Tokenizer, arch: str,
+                     records: list[dict[str, Any]]) -> dict[str, float]:
+    """Accuracy of the model as it stands, decoded the way it ships (threshold or AR)."""
+    model.eval()
+    if arch == "diffusion":
+        engine, sampler = Engine(model, tok), ThresholdSampler(block_length=64, threshold=0.9)
+        outputs = run(lambda reqs: engine.fill(reqs, sampler), records)
+    else:
+        cfg = model.cfg
+        vocab = Vocab(tok, cfg.vocab_size, cfg.pad_token_id, cfg.mask_token_id, torch.device("cpu"))
+        outputs = run(ARDecoder(model, vocab).fill, records)
+    model.train()
+    return score(records, outputs)
 
 
 def save_final(model: DiffusionLM, tok: Tokenizer, out: Path, arch: str,
@@ -144,6 +178,7 @@ def train(args: argparse.Namespace) -> Path:
                    out / "state.tmp")
         (out / "state.tmp").replace(state_path)
 
+    heldout = eval_sample(args.eval_data) if args.eval_data else []
     model.train()
     last_ckpt, t0, smooth = time.perf_counter(), time.perf_counter() - elapsed, None
     while step < args.steps:
@@ -160,6 +195,9 @@ def train(args: argparse.Namespace) -> Path:
         if step % 20 == 0 or step == args.steps:
             print(f"step {step} loss {smooth:.4f} lr {lr_at(step, args):.2e} "
                   f"elapsed {elapsed:.0f}s", file=log, flush=True)
+        if heldout and step % args.eval_every == 0:
+            print(f"eval step {step} {heldout_accuracy(model, tok, args.arch, heldout)}",
+                  file=log, flush=True)
         if time.perf_counter() - last_ckpt > args.ckpt_every_s:
             checkpoint()
             last_ckpt = time.perf_counter()

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
+import torch
 
 from executor_engine import Engine, FillInput, ThresholdSampler
 from executor_engine.ar import ARDecoder
+from executor_engine.canvas import Vocab
+from executor_engine.data import encode_record, pack, record_texts, train_tokenizer
 from executor_engine.train import parse_args, train
 from tests.datagen_helpers import offline_records
 
@@ -38,6 +42,37 @@ def test_tiny_run_checkpoints_resumes_and_loads(dataset: Path, tmp_path: Path):
     record = next(r for r in offline_records("heldout", 2) if r.get("tool") == "click")
     out_fill = Engine.load(out / "final", device="cpu").fill([_request(record)])[0]
     assert out_fill.error is None and out_fill.value["ref"] in record["allowed"]["/ref"]
+
+
+def test_a_name_is_the_same_tokens_in_instruction_and_snapshot():
+    names = ("Pricing", "Member ID", "Zopa Botoga")
+    seen = [f'Click {n} or link "{n}"' for n in names] * 50  # common enough to merge whole
+    tok = train_tokenizer([*record_texts(offline_records("train", 2)), *seen], 500)
+    for name in names:
+        in_snapshot = tok.encode(f'- link "{name}" [ref=e4]').tokens
+        in_instruction = tok.encode(f"Click {name} now").tokens
+        name_tokens = tok.encode(name).tokens
+        for tokens in (in_snapshot, in_instruction):
+            assert any(tokens[i:i + len(name_tokens)] == name_tokens for i in range(len(tokens)))
+
+
+def test_every_example_weighs_the_same_in_the_loss():
+    records = offline_records("train", 2)
+    tok = train_tokenizer(record_texts(records), 500)
+    vocab = Vocab(tok, 512, tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>"),
+                  torch.device("cpu"))
+    encoded = [encode_record(vocab, r) for r in records[:6]]
+    batch = pack([encoded[:3], encoded[3:]], "diffusion", vocab.mask_id, random.Random(0))
+    assert torch.allclose(batch.weights.sum(), torch.tensor(6.0))
+    assert ((batch.weights > 0) == (batch.targets != -100)).all()
+
+
+def test_eval_data_logs_heldout_accuracy(dataset: Path, tmp_path: Path):
+    heldout = tmp_path / "heldout.jsonl"
+    heldout.write_text("".join(json.dumps(r) + "\n" for r in offline_records("heldout", 1)))
+    train(parse_args(["--data", str(dataset), "--out", str(tmp_path), "--steps", "2",
+                      "--eval-data", str(heldout), "--eval-every", "2", *TINY]))
+    assert "eval step 2 {'tool_call_exact'" in (tmp_path / "train.log").read_text()
 
 
 def test_ar_baseline_decodes_valid_values(dataset: Path, tmp_path: Path):

@@ -45,7 +45,7 @@ class SolutionExecutor:
         return [self._fill(r) for r in requests]
 
     def _fill(self, request: FillRequest) -> FillResult:
-        snapshot = request.context.split("Snapshot:\n", 1)[-1].split("\nText:\n", 1)[0]
+        snapshot = request.context.split("Snapshot:\n", 1)[-1]
         args = json.loads(request.instruction)
         try:
             value = {k: find_ref(snapshot, *v) if isinstance(v, list) else v for k, v in args.items()}
