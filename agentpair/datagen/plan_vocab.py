@@ -139,13 +139,104 @@ GOALS: dict[str, list[str]] = {
 }
 
 
-def _halves(pools: dict[str, list[str]]) -> dict[str, dict[str, list[str]]]:
-    return {"train": {k: v[0::2] for k, v in pools.items()},
+# Training-only labels and wordings: with a handful per pool the planner learns the pool by
+# heart instead of reading the page and the goal (held-out correctness stayed near a third).
+TRAIN_LABELS: dict[str, list[str]] = {
+    "login_link": ["Sign in to your account", "Members area", "My account", "Sign on",
+                   "Account sign-in", "Returning customer? Sign in", "Portal login"],
+    "user_field": ["Email or username", "Customer number", "Account ID", "Handle", "Login",
+                   "Your username", "Card number", "Username / email"],
+    "sign_in": ["Continue", "Sign on", "Enter", "Proceed", "Authenticate", "Open my account", "Next"],
+    "signup": ["Register", "Join now", "Sign up", "Become a member", "Create profile"],
+    "forgot": ["Forgotten your password?", "Can't sign in?", "Recover account", "Password help"],
+    "account_page": ["Orders", "Invoices", "Settings", "Wallet", "Favourites", "Devices",
+                     "Integrations", "Privacy", "Rewards", "Support tickets", "Activity"],
+    "search_field": ["Find", "Search catalogue", "Look up items", "Type to find",
+                     "Search for anything", "Product finder", "Query"],
+    "menu": ["Navigation", "Show menu", "Categories", "Everything", "Departments", "Main menu"],
+    "cart": ["Trolley", "Shopping bag", "Open cart", "Items in cart", "Bag"],
+    "checkout": ["Continue to payment", "Checkout", "Pay securely", "Go to payment", "Review and pay"],
+    "place_order": ["Pay and finish", "Finish order", "Order now", "Complete order", "Place my order"],
+    "name_field": ["Recipient", "Recipient name", "Deliver to", "Addressee", "First and last name"],
+    "street_field": ["Street address", "Address 1", "House and street", "Street name and number"],
+    "city_field": ["Town/city", "Municipality", "Place", "Suburb"],
+    "postcode_field": ["ZIP", "Postal / ZIP code", "Zip code", "PIN code"],
+    "shipping_field": ["Shipping speed", "Shipping option", "Carrier", "Dispatch"],
+    "shipping": ["Two-day", "Freight", "Budget", "Courier", "Weekend", "First class", "Tracked"],
+    "email_field": ["Contact email", "Work email", "Email for updates", "Your e-mail"],
+    "register_link": ["Sign me up", "Register", "Attend", "Claim a ticket", "RSVP", "Save my seat"],
+    "contact_link": ["Contact", "Message us", "Support", "Drop us a line", "Feedback"],
+    "message_field": ["Question", "Details", "What's on your mind?", "Your note", "Enquiry"],
+    "submit": ["Send", "Done", "Confirm", "Finish", "Send message", "Save and submit", "Go ahead"],
+    "ticket_field": ["Ticket", "Pass", "Tier", "Attendee type"],
+    "ticket": ["VIP", "Virtual", "Exhibitor", "Volunteer", "Press", "Two-day pass"],
+    "terms": ["I agree to the terms and conditions", "I accept the house rules",
+              "I have read and accept the policy", "I consent to the terms"],
+    "newsletter": ["Sign me up for news", "Email me the newsletter", "Subscribe me",
+                   "Yes, send me offers"],
+    "event": ["Congress", "Summer camp", "Symposium", "Fair", "Retreat", "Bootcamp"],
+    "box": ["Spec", "Definition file", "YAML", "Config text", "Template", "Blueprint"],
+    "other_box": ["Comments", "Tags", "Owner notes", "Annotations"],
+}
+TRAIN_GOALS: dict[str, list[str]] = {
+    "login": ["Sign in on {site}. Username: {user}. Password: {{secret:password}}{then}.",
+              "Please authenticate at {site} using {user} and {{secret:password}}{then}.",
+              "{site} sign-in: {user} / {{secret:password}}{then}.",
+              "Get me signed in to {site} as {user} (password {{secret:password}}){then}.",
+              "Access my {site} account with username {user} and password {{secret:password}}{then}."],
+    "login_then": [" and open {page} afterwards", "; after that, visit {page}",
+                   ", and once signed in open the {page} page", ". Then show {page}"],
+    "search": ["On {site}, search for {query} and then open {target}.",
+               "Look for \"{query}\" on {site} and click the {target} result.",
+               "Type {query} into {site}'s search box and open the {target} page.",
+               "Find {target} on {site} by searching \"{query}\".",
+               "{site}: search {query}, open {target}."],
+    "navigate": ["Go to {target} on {site}.", "Open {site} and click through to {target}.",
+                 "I want to see the {target} page of {site}.", "Visit {site}'s {target} section.",
+                 "Bring up {target} on {site}."],
+    "navigate_deep": ["Go to {section}, then {target}, on {site}.",
+                      "On {site}, open {target} from the {section} menu.",
+                      "Find {target} inside {section} on {site}.", "{site}: {section}, then {target}."],
+    "buy": ["Order the {target} on {site} (not the {other}). Ship to {name}, {street}, {city}, "
+            "{postcode} by {shipping}.",
+            "Get one {target} from {site} for {name}: {street}, {city} {postcode}; "
+            "{shipping} shipping.",
+            "Buy {target} at {site} and have it sent {shipping} to {name}, {street}, {city}, {postcode}.",
+            "On {site}, put the {target} in the cart, not the {other}, then pay: {name}, {street}, "
+            "{city}, {postcode}, {shipping}."],
+    "register": ["Get {name} ({email}) a {ticket} ticket for the {site} {event}. {extras}",
+                 "Book {name} into the {event} at {site} with {email}, ticket {ticket}. {extras}",
+                 "Register for the {event} on {site}: name {name}, email {email}, ticket {ticket}. {extras}"],
+    "register_extras": ["Tick the terms and skip the newsletter.", "Terms: yes. Newsletter: no.",
+                        "Agree to the terms but leave the newsletter unticked."],
+    "contact": ["Send {site} a message as {name} ({email}): {message}",
+                "On {site}'s contact page, write \"{message}\" from {name}, {email}.",
+                "Fill in {site}'s contact form: {name}, {email}, message \"{message}\"."],
+    "extract": ["Tell me the {facts} of the {target} on {site}.",
+                "Open {target} on {site} and give me its {facts}.",
+                "I need the {facts} for {site}'s {target}.", "Check {site} for the {target}'s {facts}."],
+    "lookup": ["Find {person} in {site}'s {table} table and give me the {column}.",
+               "On {site}, what is {person}'s {column} in the {table} list?",
+               "Read the {column} of {person} from the {table} table on {site}."],
+    "code": ["Create a {kind} on {site}'s New {kind} page with {settings}; fill the template into "
+             "{box} and submit.",
+             "On {site}, use the template to set up a {kind}: {settings}. The config goes into {box}.",
+             "Add a new {kind} on {site} with {settings}. Put the filled template in the {box} field "
+             "and create it."],
+}
+# Page labels that may be written differently on a training site (case, a trailing mark), so the
+# planner copies a label from the page rather than recalling it.
+VARIED = set(TRAIN_LABELS) - {"shipping", "ticket", "event"}
+DECORATIONS = [str.upper, str.lower, lambda s: s + ":", lambda s: s + " ›", lambda s: s + " *"]
+
+
+def _halves(pools: dict[str, list[str]], extra: dict[str, list[str]]) -> dict[str, dict[str, list[str]]]:
+    return {"train": {k: v[0::2] + extra.get(k, []) for k, v in pools.items()},
             "heldout": {k: v[1::2] for k, v in pools.items()}}
 
 
-SPLIT_LABELS = _halves(LABELS)
-SPLIT_GOALS = _halves(GOALS)
+SPLIT_LABELS = _halves(LABELS, TRAIN_LABELS)
+SPLIT_GOALS = _halves(GOALS, TRAIN_GOALS)
 assert set(SPLIT_LABELS) == set(SPLITS)
 
 
@@ -158,10 +249,16 @@ class Words:
         self.goals = SPLIT_GOALS[split]
 
     def one(self, rng: random.Random, pool: str) -> str:
-        return rng.choice(self.labels[pool])
+        return self._written(rng, pool, rng.choice(self.labels[pool]))
 
     def pick(self, rng: random.Random, pool: str, k: int) -> list[str]:
-        return rng.sample(self.labels[pool], k)
+        return [self._written(rng, pool, label) for label in rng.sample(self.labels[pool], k)]
+
+    def _written(self, rng: random.Random, pool: str, label: str) -> str:
+        """A training label is written differently on a quarter of the sites."""
+        if self.split != "train" or pool not in VARIED or rng.random() >= 0.25:
+            return label
+        return rng.choice(DECORATIONS)(label)
 
     def goal(self, rng: random.Random, family: str, **values: str) -> str:
         """A goal wording of this split with {names} filled ({{secret:...}} is left alone)."""
