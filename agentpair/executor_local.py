@@ -19,6 +19,7 @@ from typing import Any
 
 from agentpair.models import FillRequest, FillResult, FillStats
 from executor_engine import Engine, FillInput, FillOutput, Sampler, ThresholdSampler
+from executor_engine.template import pointer_parts
 
 WEIGHTS = Path(__file__).parent / "weights"
 SHIPPED_SAMPLER = ThresholdSampler(block_length=64, threshold=0.9)  # as evaluated
@@ -59,8 +60,7 @@ def fill_with(run: Callable[[list[FillInput]], list[FillOutput]], requests: list
     for o, (_, prefix, pointers) in zip(outputs, unframed):
         value = o.value
         for pointer in pointers:
-            parts = [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
-            value = _reframed(value, parts, prefix)
+            value = _reframed(value, pointer_parts(pointer), prefix)
         results.append(FillResult(value=value, error=o.error,
                                   stats=FillStats(forward_passes=o.nfe, tokens=o.tokens,
                                                   tokens_per_forward=o.tokens_per_forward, ms=o.ms)))

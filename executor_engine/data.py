@@ -16,7 +16,7 @@ from torch import Tensor
 
 from executor_engine.canvas import ChoiceSlot, Slot, Vocab
 from executor_engine.template import HOLE, Compiled, TemplateError, _SchemaCompiler, \
-    compile_schema, compile_template
+    compile_schema, compile_template, pointer_child
 
 SPECIALS = ["<|pad|>", "<|mask|>"]
 # Words and digit runs stay whole and never carry the space before them, so a name is the same
@@ -77,7 +77,7 @@ def slot_targets(vocab: Vocab, r: dict[str, Any]) -> list[Any]:
             out.append(("choice", value))
         elif kind == "object":
             for key, sub in schema.get("properties", {}).items():
-                walk(sub, value[key], where + "/" + key.replace("~", "~0").replace("/", "~1"))
+                walk(sub, value[key], pointer_child(where, key))
         elif kind in ("string", "integer", "number"):
             out.append(value if kind == "string" else json.dumps(value))
         elif kind != "null":

@@ -38,6 +38,16 @@ KEYWORDS = {
 Decoder = Callable[[], Any]
 
 
+def pointer_child(where: str, key: str) -> str:
+    """The JSON pointer of `key` under `where` (RFC 6901 escaping)."""
+    return where + "/" + key.replace("~", "~0").replace("/", "~1")
+
+
+def pointer_parts(pointer: str) -> list[str]:
+    """The unescaped keys of a JSON pointer ("" -> [])."""
+    return [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+
+
 class TemplateError(ValueError):
     """A schema or template the engine cannot turn into a canvas; names the place."""
 
@@ -104,8 +114,8 @@ class _SchemaCompiler:
                 if not ref.startswith("#/"):
                     raise TemplateError(f"{where or '/'}: only local $ref is supported ({ref})")
                 target: Any = self.root
-                for part in ref[2:].split("/"):
-                    target = target[part.replace("~1", "/").replace("~0", "~")]
+                for part in pointer_parts(ref[1:]):
+                    target = target[part]
                 schema = {**{k: v for k, v in schema.items() if k != "$ref"}, **target}
             elif "anyOf" in schema:
                 branches = [b for b in schema["anyOf"] if b.get("type") != "null"] or schema["anyOf"]
@@ -151,8 +161,7 @@ class _SchemaCompiler:
         fields = []
         for n, (key, sub) in enumerate(props.items()):
             self.canvas.add_text((", " if n else "") + json.dumps(key, ensure_ascii=False) + ": ")
-            pointer = where + "/" + key.replace("~", "~0").replace("/", "~1")
-            fields.append((key, self.node(sub, pointer)))
+            fields.append((key, self.node(sub, pointer_child(where, key))))
         self.canvas.add_text("}")
         return lambda: {key: decode() for key, decode in fields}
 
