@@ -114,7 +114,7 @@ class ARDecoder:
         mask = torch.cat([prefix_ok[:, None, :].expand(-1, N, -1), causal], 2)  # [B, N, P + N]
         pad = lambda t: F.pad(t, (0, 0, 0, P - t.shape[2]))  # noqa: E731
         prefix = [(torch.cat([pad(j.cache[l][0]) for j in jobs]),
-                   torch.cat([pad(j.cache[l][1]) for j in jobs])) for l in range(self.cfg.n_layers)]
+                   torch.cat([pad(j.cache[l][1]) for j in jobs])) for l in range(len(jobs[0].cache))]
         last = torch.tensor(n)[:, None] - 1  # [B, 1]
         logits, kvs = self.model(ids, positions, mask, prefix, logits_at=last)  # [B, 1, V]
         for b, j in enumerate(jobs):

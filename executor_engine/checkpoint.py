@@ -47,7 +47,7 @@ def tensor_names(cfg: ModelConfig) -> dict[str, str]:
         "llada": {"embed.": "model.transformer.wte.", "norm.": "model.transformer.ln_f.",
                   "lm_head.": "model.transformer.ff_out."},
         "dream": {"embed.": "model.embed_tokens.", "norm.": "model.norm.", "lm_head.": "lm_head."},
-        "agentpair": {"embed.": "embed.", "norm.": "norm.", "lm_head.": "lm_head."},
+        "agentpair": {"embed.": "embed.", "norm.": "norm.", "lm_head.": "lm_head.", "copy.": "copy."},
     }[cfg.layout]
     prefixes = dict(tops)
     for i in range(cfg.n_layers):
@@ -105,6 +105,7 @@ def parse_config(raw: dict[str, Any], path: Path) -> ModelConfig:
         g("vocab_size"), g("mask_token_id"), g("pad_token_id"), g("rope_theta", default=10000.0),
         g("norm_eps", default=1e-5), bool(g("qkv_bias", default=False)),
         bool(g("tie_embeddings", default=False)), g("bos_token_id", default=None),
+        bool(g("copy_head", default=False)),
     )
 
 

@@ -183,11 +183,7 @@ class Engine:
         """agentpair layout: the context's exact K/V (shared; empty when there is no context).
         The instruction's K/V are computed in the first canvas pass (see _forward_canvas)."""
         _, ctx_kv = self._context(job.context, exact_kv=True)
-        if ctx_kv is not None:
-            return ctx_kv
-        p = next(self.model.parameters())
-        empty = p.new_zeros(1, self.cfg.n_kv_heads, 0, self.cfg.head_dim)
-        return [(empty, empty)] * self.cfg.n_layers
+        return self.model.empty_cache() if ctx_kv is None else ctx_kv
 
     # -- one denoising step -----------------------------------------------------------------
 
@@ -248,7 +244,7 @@ class Engine:
         mask = torch.cat([prefix_ok[:, None, :].expand(-1, T, -1), own], 2)  # [B, T, P + T]
         starts = torch.tensor([len(h) - s for h in heads], device=dev)
         at = (starts[:, None] + torch.arange(C, device=dev)).clamp(max=T - 1)  # [B, C]
-        prefix = [self._stack([j.prefix[i] for j in jobs], P) for i in range(self.cfg.n_layers)]
+        prefix = [self._stack([j.prefix[i] for j in jobs], P) for i in range(len(jobs[0].prefix))]
         logits, kvs = self.model(ids, positions, mask, prefix, logits_at=at)
         for b, (job, head) in enumerate(zip(jobs, heads)):
             if job.instruction_pending:

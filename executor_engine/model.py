@@ -2,6 +2,9 @@
 
 One module tree serves LLaDA, Dream and agentpair checkpoints; `checkpoint.py` maps their
 tensor names onto it. Forward passes can take cached prefix keys/values and return their own.
+agentpair checkpoints may add a copy head: a pointer over the tokens a position can see, mixed
+with the vocabulary distribution by a learned gate, so copying a name, a value or a ref digit
+from the context or instruction need not be learned token by token.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class ModelConfig:
     qkv_bias: bool = False
     tie_embeddings: bool = False
     bos_token_id: int | None = None
+    copy_head: bool = False  # outputs are then log-probabilities of the gated mixture
 
     @property
     def head_dim(self) -> int:
@@ -131,6 +135,37 @@ class Block(nn.Module):
         return x + self.mlp(self.mlp_norm(x)), kv
 
 
+class CopyHead(nn.Module):
+    """Pointer over visible tokens. Its cache entry (after the layers' K/V) holds the sources'
+    keys [B, 1, S, hd] and token ids [B, 1, S, 1] (as floats, so it pads and stacks like K/V)."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.q = nn.Linear(cfg.d_model, cfg.head_dim, bias=False)
+        self.k = nn.Linear(cfg.d_model, cfg.head_dim, bias=False)
+        self.gate = nn.Linear(cfg.d_model, 1)
+
+    def sources(self, h: Tensor, ids: Tensor) -> KV:
+        """Cache entry of this call's positions: h [B, T, d] final states, ids [B, T]."""
+        return self.k(h)[:, None], ids[:, None, :, None].to(h.dtype)
+
+    def forward(self, h: Tensor, logits: Tensor, src: KV, mask: Tensor | None) -> Tensor:
+        """log(g p_vocab + (1 - g) p_copy) [B, K, V] for states h [B, K, d], logits [B, K, V],
+        sources over S positions and mask [B, K, S] (True = visible; None = all)."""
+        keys, ids = src[0][:, 0], src[1][:, 0, :, 0].long()  # [B, S, hd], [B, S]
+        scores = (self.q(h) @ keys.transpose(1, 2)).float() / self.cfg.head_dim ** 0.5  # [B, K, S]
+        hide = (ids == self.cfg.mask_token_id)[:, None, :]
+        if mask is not None:
+            hide = hide | ~mask
+        attn = scores.masked_fill(hide, -torch.inf).softmax(-1).nan_to_num(0.0)  # [B, K, S]
+        p_copy = torch.zeros_like(logits, dtype=torch.float32)
+        p_copy.scatter_add_(2, ids[:, None, :].expand(-1, h.shape[1], -1), attn)
+        g = torch.sigmoid(self.gate(h).float())  # [B, K, 1]
+        p = g * logits.float().softmax(-1) + (1 - g) * p_copy
+        return p.clamp_min(1e-9).log().to(logits.dtype)
+
+
 class DiffusionLM(nn.Module):
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -141,16 +176,27 @@ class DiffusionLM(nn.Module):
         self.lm_head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
         if cfg.tie_embeddings:
             self.lm_head.weight = self.embed.weight
+        self.copy = CopyHead(cfg) if cfg.copy_head else None
+
+    def empty_cache(self, batch: int = 1) -> list[KV]:
+        """A cache of no positions, in the layout forward returns (copy entry included)."""
+        p = self.embed.weight
+        empty = p.new_zeros(batch, self.cfg.n_kv_heads, 0, self.cfg.head_dim)
+        cache = [(empty, empty)] * self.cfg.n_layers
+        if self.copy is not None:
+            cache.append((p.new_zeros(batch, 1, 0, self.cfg.head_dim), p.new_zeros(batch, 1, 0, 1)))
+        return cache
 
     def forward(
         self,
         ids: Tensor,  # [B, T]
         positions: Tensor | None = None,  # [B, T]; default 0..T-1
         mask: Tensor | None = None,  # bool [B, T, P+T], True = may attend; None = all
-        prefix: list[KV] | None = None,  # per layer, P cached positions
+        prefix: list[KV] | None = None,  # per layer (then the copy head's), P cached positions
         logits_at: Tensor | None = None,  # [B, K] positions to compute logits for; None = all
     ) -> tuple[Tensor, list[KV]]:
-        """Logits [B, K or T, V] and this call's keys/values per layer."""
+        """Logits [B, K or T, V] and this call's cache entries (keys/values per layer, then the
+        copy head's sources). With a copy head the logits are log-probabilities."""
         if positions is None:
             positions = torch.arange(ids.shape[1], device=ids.device).expand_as(ids)
         x = self.embed(ids)
@@ -159,9 +205,20 @@ class DiffusionLM(nn.Module):
         for i, block in enumerate(self.blocks):
             x, kv = block(x, rot, mask, None if prefix is None else prefix[i])
             kvs.append(kv)
+        if self.copy is None:
+            if logits_at is not None:
+                x = x.gather(1, logits_at[:, :, None].expand(-1, -1, x.shape[-1]))  # [B, K, d]
+            return self.lm_head(self.norm(x)), kvs
+        h = self.norm(x)  # [B, T, d]
+        src = self.copy.sources(h, ids)
+        kvs.append(src)
+        if prefix is not None:
+            src = (torch.cat([prefix[-1][0], src[0]], 2), torch.cat([prefix[-1][1], src[1]], 2))
         if logits_at is not None:
-            x = x.gather(1, logits_at[:, :, None].expand(-1, -1, x.shape[-1]))  # [B, K, d]
-        return self.lm_head(self.norm(x)), kvs
+            h = h.gather(1, logits_at[:, :, None].expand(-1, -1, h.shape[-1]))  # [B, K, d]
+            if mask is not None:
+                mask = mask.gather(1, logits_at[:, :, None].expand(-1, -1, mask.shape[-1]))
+        return self.copy(h, self.lm_head(h), src, mask), kvs
 
     def init_weights(self, seed: int, std: float = 0.02) -> None:
         """Random weights (tests, benchmarks): normal(0, std) matrices, unit norms, zero biases."""

@@ -59,7 +59,7 @@ def model_config(args: argparse.Namespace, tok: Tokenizer) -> ModelConfig:
     pad, mask = tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>")
     vocab = -(-tok.get_vocab_size() // 64) * 64
     return ModelConfig("agentpair", args.d_model, args.layers, args.heads, args.kv_heads, args.mlp,
-                       vocab, mask, pad, tie_embeddings=True)
+                       vocab, mask, pad, tie_embeddings=True, copy_head=True)
 
 
 def load_data(args: argparse.Namespace, out: Path) -> tuple[Tokenizer, list[list[Encoded]], int]:

@@ -17,7 +17,9 @@ torch.set_num_threads(1)  # tiny models: threads only contend with the machine's
 @pytest.fixture(scope="session")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("ckpt")
-    return {layout: make_tiny_checkpoint(root / layout, layout, seed=1) for layout in LAYOUTS}
+    tiny = {layout: make_tiny_checkpoint(root / layout, layout, seed=1) for layout in LAYOUTS}
+    tiny["agentpair+copy"] = make_tiny_checkpoint(root / "copy", "agentpair", seed=1, copy_head=True)
+    return tiny
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,7 @@ def _key(outs: list) -> list:
 
 
 @pytest.mark.parametrize("layout,use_cache", [("agentpair", True), ("agentpair", False),
+                                              ("agentpair+copy", True), ("agentpair+copy", False),
                                               ("llada", False), ("dream", False),
                                               ("llada", True), ("dream", True)])
 def test_batch_equals_single(engines: dict[str, Engine], layout: str, use_cache: bool) -> None:
@@ -50,8 +51,9 @@ def test_small_max_batch_queues(engines: dict[str, Engine]) -> None:
         engine.max_batch = 32
 
 
-def test_exact_cache_equals_uncached(engines: dict[str, Engine]) -> None:
-    engine = engines["agentpair"]
+@pytest.mark.parametrize("layout", ["agentpair", "agentpair+copy"])
+def test_exact_cache_equals_uncached(engines: dict[str, Engine], layout: str) -> None:
+    engine = engines[layout]
     for sampler in (ThresholdSampler(threshold=0.6), ReferenceSampler(temperature=0.8, seed=2)):
         assert _key(engine.fill(requests(), sampler, use_cache=True)) == \
             _key(engine.fill(requests(), sampler, use_cache=False))

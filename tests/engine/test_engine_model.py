@@ -98,3 +98,26 @@ def test_tokenizer_mismatch(checkpoints: dict[str, Path], tmp_path: Path) -> Non
     tiny_tokenizer("agentpair", vocab_size=600).save(str(d / "tokenizer.json"))
     with pytest.raises(CheckpointError, match=r"tokenizer.json: tokenizer has \d+ tokens but config.json vocab_size"):
         Engine.load(d)
+
+
+def test_copy_head_points_at_visible_tokens_only(engines: dict[str, Engine]) -> None:
+    engine = engines["agentpair+copy"]
+    model, mask_id = engine.model, engine.cfg.mask_token_id
+    assert engine.cfg.copy_head
+    ids = torch.tensor([[5, 9, 9, 12, 40, mask_id, 77]])  # [1, 7]; 77 is hidden from position 5
+    visible = torch.ones(1, 7, 7, dtype=torch.bool)
+    visible[:, :, 6] = False
+    with torch.no_grad():
+        gate_bias = model.copy.gate.bias.clone()
+        model.copy.gate.bias.fill_(-30.0)  # all mass through the pointer
+        try:
+            logp = model(ids, mask=visible, logits_at=torch.tensor([[5]]))[0][0, 0]  # [V]
+        finally:
+            model.copy.gate.bias.copy_(gate_bias)
+    p = logp.exp()
+    assert torch.isclose(p.sum(), torch.tensor(1.0), atol=1e-4)
+    assert set(p.gt(1e-6).nonzero().flatten().tolist()) <= {5, 9, 12, 40}
+    assert torch.isclose(p[[5, 9, 12, 40]].sum(), torch.tensor(1.0), atol=1e-4)
+    logits, kvs = model(ids)
+    assert len(kvs) == engine.cfg.n_layers + 1  # the copy head's sources follow the layers
+    assert torch.allclose(logits.exp().sum(-1), torch.ones(1, 7), atol=1e-4)
