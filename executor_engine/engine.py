@@ -171,7 +171,8 @@ class Engine:
             ids += self.vocab.encode(text + "\n") if text else []
             kv = None
             if exact_kv and ids:
-                kv = self.model(torch.tensor([ids], device=self.device))[1]
+                x = torch.tensor([ids], device=self.device)
+                kv = self.model(x, logits_at=x[:, :1] * 0)[1]  # K/V only: no logits per position
             hit = (ids, kv)
         self._contexts[text] = hit
         self._contexts.move_to_end(text)

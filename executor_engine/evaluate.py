@@ -55,6 +55,11 @@ def score(records: list[dict[str, Any]], outputs: list[FillOutput]) -> dict[str,
     return {k: round(sum(v) / max(len(v), 1), 4) for k, v in hits.items()}
 
 
+def spread(records: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """n records spread evenly over a split (every kind of fill and page is represented)."""
+    return records[:: max(1, len(records) // n)][:n]
+
+
 def run(fill: Fill, records: list[dict[str, Any]]) -> list[FillOutput]:
     """Each record alone (unbatched), in dataset order so a page's fills share its context."""
     return [fill([fill_input(r)])[0] for r in records]
@@ -77,8 +82,8 @@ def evaluate(diffusion: str | Path, ar: str | Path, data: str | Path, limit: int
     """The executor report: accuracies for the three decoders and their speed, side by side."""
     torch.set_num_threads(1)
     records = every = read_jsonl(data)
-    if limit:  # spread over the split, keeping each page's fills together
-        records = records[:: max(1, len(records) // limit)][:limit]
+    if limit:
+        records = spread(records, limit)
     engine, decoder = Engine.load(diffusion, device="cpu"), ARDecoder.load(ar)
     thresh = ThresholdSampler(block_length=block_length, threshold=threshold)
     one = ReferenceSampler(block_length=block_length)

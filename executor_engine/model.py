@@ -178,13 +178,13 @@ class DiffusionLM(nn.Module):
             self.lm_head.weight = self.embed.weight
         self.copy = CopyHead(cfg) if cfg.copy_head else None
 
-    def empty_cache(self, batch: int = 1) -> list[KV]:
-        """A cache of no positions, in the layout forward returns (copy entry included)."""
+    def empty_cache(self) -> list[KV]:
+        """A cache of no positions for one sequence, in forward's layout (copy entry included)."""
         p = self.embed.weight
-        empty = p.new_zeros(batch, self.cfg.n_kv_heads, 0, self.cfg.head_dim)
+        empty = p.new_zeros(1, self.cfg.n_kv_heads, 0, self.cfg.head_dim)
         cache = [(empty, empty)] * self.cfg.n_layers
         if self.copy is not None:
-            cache.append((p.new_zeros(batch, 1, 0, self.cfg.head_dim), p.new_zeros(batch, 1, 0, 1)))
+            cache.append((p.new_zeros(1, 1, 0, self.cfg.head_dim), p.new_zeros(1, 1, 0, 1)))
         return cache
 
     def forward(

@@ -24,7 +24,7 @@ from executor_engine.ar import ARDecoder
 from executor_engine.data import (Batch, Encoded, encode_record, group_by_context, pack,
                                   read_jsonl, record_texts, train_tokenizer)
 from executor_engine.engine import Engine
-from executor_engine.evaluate import run, score
+from executor_engine.evaluate import run, score, spread
 from executor_engine.model import DiffusionLM, ModelConfig
 from executor_engine.sampler import ThresholdSampler
 from executor_engine.testing import config_json
@@ -110,13 +110,7 @@ def sample_batch(groups: list[list[Encoded]], args: argparse.Namespace, mask_id:
     return pack([rng.sample(g, min(len(g), args.per_page)) for g in chosen], args.arch, mask_id, rng)
 
 
-EVAL_EXAMPLES = 120
-
-
-def eval_sample(path: str) -> list[dict[str, Any]]:
-    """A fixed sample spread over the held-out split (every kind of fill is represented)."""
-    records = read_jsonl(path)
-    return records[:: max(1, len(records) // EVAL_EXAMPLES)][:EVAL_EXAMPLES]
+EVAL_EXAMPLES = 120  # held-out fills checked every --eval-every steps
 
 
 @torch.no_grad()
@@ -178,7 +172,7 @@ def train(args: argparse.Namespace) -> Path:
                    out / "state.tmp")
         (out / "state.tmp").replace(state_path)
 
-    heldout = eval_sample(args.eval_data) if args.eval_data else []
+    heldout = spread(read_jsonl(args.eval_data), EVAL_EXAMPLES) if args.eval_data else []
     model.train()
     last_ckpt, t0, smooth = time.perf_counter(), time.perf_counter() - elapsed, None
     while step < args.steps:
