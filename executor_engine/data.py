@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,6 +136,33 @@ def group_by_context(encoded: list[Encoded]) -> list[list[Encoded]]:
     for e in encoded:
         groups.setdefault(tuple(e.context), []).append(e)
     return list(groups.values())
+
+
+NAME_SHARE = 0.05  # a letter token on fewer than this share of training pages counts as a name
+
+
+class Renamer:
+    """Name anonymisation, as in reading-comprehension training: on a renamed page every name
+    token becomes another name token, the same one in the context, the instructions and the
+    targets. The answer must then be copied from what the model reads; it cannot be recalled
+    from the training vocabulary (the held-out split's names are all unseen)."""
+
+    def __init__(self, vocab: Vocab, groups: list[list[Encoded]]):
+        pages: Counter[int] = Counter()
+        for group in groups:
+            pages.update(set(group[0].context).union(*(e.instruction + e.canvas for e in group)))
+        self.names = [i for i, s in enumerate(vocab.texts)
+                      if s and s.isalpha() and pages[i] < NAME_SHARE * len(groups)]
+        self._is_name = set(self.names)
+
+    def __call__(self, group: list[Encoded], rng: random.Random) -> list[Encoded]:
+        """The group (one context and its examples) with its names renamed, one to one."""
+        present = sorted({t for e in group for t in e.context + e.instruction + e.canvas
+                          if t in self._is_name})
+        new = dict(zip(present, rng.sample(self.names, len(present))))
+        context = [new.get(t, t) for t in group[0].context]
+        return [Encoded(context, [new.get(t, t) for t in e.instruction],
+                        [new.get(t, t) for t in e.canvas], e.slots) for e in group]
 
 
 @dataclass

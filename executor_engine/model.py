@@ -136,8 +136,12 @@ class Block(nn.Module):
 
 
 class CopyHead(nn.Module):
-    """Pointer over visible tokens. Its cache entry (after the layers' K/V) holds the sources'
-    keys [B, 1, S, hd] and token ids [B, 1, S, 1] (as floats, so it pads and stacks like K/V)."""
+    """Pointer over visible tokens. A position's query matches a source's key on content and,
+    through the embeddings of both previous tokens, on what came before: once `Neko` is written,
+    the next slot position points at what follows `Neko` in the instruction (an induction head
+    built in, so a multi-token value is copied as a run). Its cache entry (after the layers'
+    K/V) holds the sources' keys [B, 1, S, 2 hd] and token ids [B, 1, S, 1] (as floats, so it
+    pads and stacks like K/V)."""
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -145,16 +149,23 @@ class CopyHead(nn.Module):
         self.q = nn.Linear(cfg.d_model, cfg.head_dim, bias=False)
         self.k = nn.Linear(cfg.d_model, cfg.head_dim, bias=False)
         self.gate = nn.Linear(cfg.d_model, 1)
+        self.q_prev = nn.Linear(cfg.d_model, cfg.head_dim, bias=False)
+        self.k_prev = nn.Linear(cfg.d_model, cfg.head_dim, bias=False)
 
-    def sources(self, h: Tensor, ids: Tensor) -> KV:
-        """Cache entry of this call's positions: h [B, T, d] final states, ids [B, T]."""
-        return self.k(h)[:, None], ids[:, None, :, None].to(h.dtype)
+    def sources(self, h: Tensor, prev: Tensor, ids: Tensor) -> KV:
+        """Cache entry of this call's positions: h [B, T, d] final states, prev [B, T, d] the
+        embeddings of their previous tokens, ids [B, T]."""
+        keys = torch.cat([self.k(h), self.k_prev(prev)], -1)  # [B, T, 2 hd]
+        return keys[:, None], ids[:, None, :, None].to(h.dtype)
 
-    def forward(self, h: Tensor, logits: Tensor, src: KV, mask: Tensor | None) -> Tensor:
-        """log(g p_vocab + (1 - g) p_copy) [B, K, V] for states h [B, K, d], logits [B, K, V],
-        sources over S positions and mask [B, K, S] (True = visible; None = all)."""
-        keys, ids = src[0][:, 0], src[1][:, 0, :, 0].long()  # [B, S, hd], [B, S]
-        scores = (self.q(h) @ keys.transpose(1, 2)).float() / self.cfg.head_dim ** 0.5  # [B, K, S]
+    def forward(self, h: Tensor, prev: Tensor, logits: Tensor, src: KV, mask: Tensor | None
+                ) -> Tensor:
+        """log(g p_vocab + (1 - g) p_copy) [B, K, V] for states h [B, K, d], their previous
+        tokens' embeddings prev [B, K, d], logits [B, K, V], sources over S positions and mask
+        [B, K, S] (True = visible; None = all)."""
+        keys, ids = src[0][:, 0], src[1][:, 0, :, 0].long()  # [B, S, 2 hd], [B, S]
+        query = torch.cat([self.q(h), self.q_prev(prev)], -1)  # [B, K, 2 hd]
+        scores = (query @ keys.transpose(1, 2)).float() / self.cfg.head_dim ** 0.5  # [B, K, S]
         hide = (ids == self.cfg.mask_token_id)[:, None, :]
         if mask is not None:
             hide = hide | ~mask
@@ -164,6 +175,21 @@ class CopyHead(nn.Module):
         g = torch.sigmoid(self.gate(h).float())  # [B, K, 1]
         p = g * logits.float().softmax(-1) + (1 - g) * p_copy
         return p.clamp_min(1e-9).log().to(logits.dtype)
+
+
+def previous_ids(ids: Tensor, positions: Tensor, prefix_ids: Tensor | None, none_id: int) -> Tensor:
+    """The token at position p - 1 for each position p [B, T]: the element before it in this
+    call when that is position p - 1, else the cached prefix's (agentpair prefixes hold positions
+    0..P-1 in order: prefix_ids [B, P]), else none_id. So a packed training row, a cached pass and
+    an uncached one all see the same previous tokens."""
+    prev = torch.full_like(ids, none_id)
+    if prefix_ids is not None and prefix_ids.shape[1]:
+        at = (positions - 1).clamp(0, prefix_ids.shape[1] - 1)
+        cached = (positions >= 1) & (positions <= prefix_ids.shape[1])
+        prev = torch.where(cached, prefix_ids.gather(1, at), prev)
+    follows = positions[:, 1:] == positions[:, :-1] + 1
+    prev[:, 1:] = torch.where(follows, ids[:, :-1], prev[:, 1:])
+    return prev
 
 
 class DiffusionLM(nn.Module):
@@ -184,7 +210,7 @@ class DiffusionLM(nn.Module):
         empty = p.new_zeros(1, self.cfg.n_kv_heads, 0, self.cfg.head_dim)
         cache = [(empty, empty)] * self.cfg.n_layers
         if self.copy is not None:
-            cache.append((p.new_zeros(1, 1, 0, self.cfg.head_dim), p.new_zeros(1, 1, 0, 1)))
+            cache.append((p.new_zeros(1, 1, 0, 2 * self.cfg.head_dim), p.new_zeros(1, 1, 0, 1)))
         return cache
 
     def forward(
@@ -210,15 +236,18 @@ class DiffusionLM(nn.Module):
                 x = x.gather(1, logits_at[:, :, None].expand(-1, -1, x.shape[-1]))  # [B, K, d]
             return self.lm_head(self.norm(x)), kvs
         h = self.norm(x)  # [B, T, d]
-        src = self.copy.sources(h, ids)
+        prefix_ids = None if prefix is None else prefix[-1][1][:, 0, :, 0].long()  # [B, P]
+        prev = self.embed(previous_ids(ids, positions, prefix_ids, self.cfg.mask_token_id))
+        src = self.copy.sources(h, prev, ids)
         kvs.append(src)
         if prefix is not None:
             src = (torch.cat([prefix[-1][0], src[0]], 2), torch.cat([prefix[-1][1], src[1]], 2))
         if logits_at is not None:
-            h = h.gather(1, logits_at[:, :, None].expand(-1, -1, h.shape[-1]))  # [B, K, d]
+            h, prev = (t.gather(1, logits_at[:, :, None].expand(-1, -1, t.shape[-1]))
+                       for t in (h, prev))  # [B, K, d]
             if mask is not None:
                 mask = mask.gather(1, logits_at[:, :, None].expand(-1, -1, mask.shape[-1]))
-        return self.copy(h, self.lm_head(h), src, mask), kvs
+        return self.copy(h, prev, self.lm_head(h), src, mask), kvs
 
     def init_weights(self, seed: int, std: float = 0.02) -> None:
         """Random weights (tests, benchmarks): normal(0, std) matrices, unit norms, zero biases."""

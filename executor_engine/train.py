@@ -21,8 +21,8 @@ from tokenizers import Tokenizer
 from executor_engine.canvas import Vocab
 from executor_engine.checkpoint import save_checkpoint
 from executor_engine.ar import ARDecoder
-from executor_engine.data import (Batch, Encoded, encode_record, group_by_context, pack,
-                                  read_jsonl, record_texts, train_tokenizer)
+from executor_engine.data import (Batch, Encoded, Renamer, encode_record, group_by_context,
+                                  pack, read_jsonl, record_texts, train_tokenizer)
 from executor_engine.engine import Engine
 from executor_engine.evaluate import run, score, spread
 from executor_engine.model import DiffusionLM, ModelConfig
@@ -45,6 +45,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--pages", type=int, default=4, help="contexts per batch")
     ap.add_argument("--per-page", type=int, default=12, help="examples packed per context")
+    ap.add_argument("--rename", type=float, default=0.5,
+                    help="share of sampled pages whose names are renamed (see data.Renamer)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
@@ -62,8 +64,8 @@ def model_config(args: argparse.Namespace, tok: Tokenizer) -> ModelConfig:
                        vocab, mask, pad, tie_embeddings=True, copy_head=True)
 
 
-def load_data(args: argparse.Namespace, out: Path) -> tuple[Tokenizer, list[list[Encoded]], int]:
-    """Tokenizer (trained once, kept in <out>) and examples grouped by context."""
+def load_data(args: argparse.Namespace, out: Path) -> tuple[Tokenizer, Vocab, list[list[Encoded]], int]:
+    """Tokenizer (trained once, kept in <out>), its Vocab and examples grouped by context."""
     records = read_jsonl(args.data)
     tok_path = out / "tokenizer.json"
     if not tok_path.is_file():
@@ -79,7 +81,7 @@ def load_data(args: argparse.Namespace, out: Path) -> tuple[Tokenizer, list[list
             encoded.append(encode_record(vocab, r))
         except ValueError:
             skipped += 1
-    return tok, group_by_context(encoded), skipped
+    return tok, vocab, group_by_context(encoded), skipped
 
 
 def lr_at(step: int, args: argparse.Namespace) -> float:
@@ -105,9 +107,10 @@ def loss_on(model: DiffusionLM, batch: Batch) -> torch.Tensor:
 
 
 def sample_batch(groups: list[list[Encoded]], args: argparse.Namespace, mask_id: int,
-                 rng: random.Random) -> Batch:
-    chosen = [rng.choice(groups) for _ in range(args.pages)]
-    return pack([rng.sample(g, min(len(g), args.per_page)) for g in chosen], args.arch, mask_id, rng)
+                 rename: Renamer, rng: random.Random) -> Batch:
+    chosen = [rng.sample(g, min(len(g), args.per_page)) for g in rng.choices(groups, k=args.pages)]
+    chosen = [rename(g, rng) if rng.random() < args.rename else g for g in chosen]
+    return pack(chosen, args.arch, mask_id, rng)
 
 
 EVAL_EXAMPLES = 120  # held-out fills checked every --eval-every steps
@@ -145,7 +148,8 @@ def train(args: argparse.Namespace) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.threads)
     log = open(out / "train.log", "a")
-    tok, groups, skipped = load_data(args, out)
+    tok, vocab, groups, skipped = load_data(args, out)
+    rename = Renamer(vocab, groups)
     cfg = model_config(args, tok)
     torch.manual_seed(args.seed)
     model = DiffusionLM(cfg)
@@ -163,7 +167,8 @@ def train(args: argparse.Namespace) -> Path:
         print(f"resumed at step {step}", file=log, flush=True)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"arch={args.arch} params={n_params} contexts={len(groups)} "
-          f"examples={sum(map(len, groups))} skipped={skipped} vocab={cfg.vocab_size}",
+          f"examples={sum(map(len, groups))} skipped={skipped} vocab={cfg.vocab_size} "
+          f"rename={args.rename} names={len(rename.names)}",
           file=log, flush=True)
 
     def checkpoint() -> None:
@@ -178,7 +183,7 @@ def train(args: argparse.Namespace) -> Path:
     while step < args.steps:
         for group in opt.param_groups:
             group["lr"] = lr_at(step, args)
-        loss = loss_on(model, sample_batch(groups, args, cfg.mask_token_id, rng))
+        loss = loss_on(model, sample_batch(groups, args, cfg.mask_token_id, rename, rng))
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -198,7 +203,8 @@ def train(args: argparse.Namespace) -> Path:
     checkpoint()
     summary = {"steps": step, "seconds": round(elapsed), "final_loss": round(smooth or 0.0, 4),
                "params": n_params, "contexts": len(groups), "examples": sum(map(len, groups)),
-               "pages_per_batch": args.pages, "per_page": args.per_page, "seed": args.seed}
+               "pages_per_batch": args.pages, "per_page": args.per_page, "rename": args.rename,
+               "seed": args.seed}
     final = save_final(model.eval(), tok, out, args.arch, summary)
     print(f"done: {summary} -> {final}", file=log, flush=True)
     return final

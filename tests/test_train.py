@@ -12,7 +12,8 @@ import torch
 from executor_engine import Engine, FillInput, ThresholdSampler
 from executor_engine.ar import ARDecoder
 from executor_engine.canvas import Vocab
-from executor_engine.data import encode_record, pack, record_texts, train_tokenizer
+from executor_engine.data import Renamer, encode_record, group_by_context, pack, record_texts, \
+    train_tokenizer
 from executor_engine.train import parse_args, train
 from tests.datagen_helpers import offline_records
 
@@ -65,6 +66,36 @@ def test_every_example_weighs_the_same_in_the_loss():
     batch = pack([encoded[:3], encoded[3:]], "diffusion", vocab.mask_id, random.Random(0))
     assert torch.allclose(batch.weights.sum(), torch.tensor(6.0))
     assert ((batch.weights > 0) == (batch.targets != -100)).all()
+
+
+def test_renaming_a_page_keeps_every_target_where_the_context_has_it():
+    records = offline_records("train", 30)
+    tok = train_tokenizer(record_texts(records), 1500)
+    vocab = Vocab(tok, 1536, tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>"),
+                  torch.device("cpu"))
+    encoded = []
+    for r in records:
+        try:
+            encoded.append(encode_record(vocab, r))
+        except ValueError:  # a target longer than its slot in this small vocabulary
+            pass
+    groups = group_by_context(encoded)
+    rename = Renamer(vocab, groups)
+    names = set(rename.names)
+    assert vocab.texts.index("Click") not in names  # on every page: a word, not a name
+    group = max(groups, key=len)
+    renamed = rename(group, random.Random(0))
+    old = group[0].context + [t for e in group for t in e.instruction + e.canvas]
+    new = renamed[0].context + [t for e in renamed for t in e.instruction + e.canvas]
+    mapping = dict(zip(old, new))
+    assert len(set(mapping.values())) == len(mapping)  # one to one
+    assert all(a == b for a, b in mapping.items() if a not in names)
+    assert sum(a != b for a, b in mapping.items()) > 5
+    for e, r in zip(group, renamed):
+        assert r.slots == e.slots and all(r.context == renamed[0].context for r in renamed)
+        for s in e.slots:  # a target copied from the context is still there, renamed alike
+            if e.canvas[s] in e.context:
+                assert r.canvas[s] in r.context
 
 
 def test_eval_data_logs_heldout_accuracy(dataset: Path, tmp_path: Path):

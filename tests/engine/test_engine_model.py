@@ -121,3 +121,19 @@ def test_copy_head_points_at_visible_tokens_only(engines: dict[str, Engine]) -> 
     logits, kvs = model(ids)
     assert len(kvs) == engine.cfg.n_layers + 1  # the copy head's sources follow the layers
     assert torch.allclose(logits.exp().sum(-1), torch.ones(1, 7), atol=1e-4)
+
+
+def test_previous_tokens_are_the_same_packed_cached_or_whole() -> None:
+    from executor_engine.model import previous_ids
+
+    none = 1
+    context = torch.tensor([[10, 11, 12]])  # positions 0..2, encoded alone
+    assert previous_ids(context, torch.arange(3)[None], None, none).tolist() == [[none, 10, 11]]
+    # a packed training row: two examples, each right after the context (positions 3, 4, 5)
+    row, positions = torch.tensor([[20, 21, 22, 30, 31]]), torch.tensor([[3, 4, 5, 3, 4]])
+    assert previous_ids(row, positions, context, none).tolist() == [[12, 20, 21, 12, 30]]
+    # a later engine pass: the canvas alone, after context + instruction in the cache
+    canvas = torch.tensor([[22]])
+    cached = previous_ids(canvas, torch.tensor([[5]]), torch.tensor([[10, 11, 12, 20, 21]]), none)
+    whole = previous_ids(torch.tensor([[10, 11, 12, 20, 21, 22]]), torch.arange(6)[None], None, none)
+    assert cached.tolist() == [[21]] == whole[:, 5:].tolist()
