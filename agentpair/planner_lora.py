@@ -180,7 +180,8 @@ def train(args: argparse.Namespace) -> Path:
     checkpoint()
     path = out / "planner-lora.gguf"
     write_adapter(wrapped, model.config.num_attention_heads, args.alpha, path)
-    print(f"done: steps={step} seconds={elapsed:.0f} loss={smooth:.4f} -> {path}", file=log, flush=True)
+    loss = "n/a (no step run)" if smooth is None else f"{smooth:.4f}"
+    print(f"done: steps={step} seconds={elapsed:.0f} loss={loss} -> {path}", file=log, flush=True)
     return path
 
 
