@@ -154,6 +154,12 @@ def endpoint_configured() -> bool:
     return bool(os.environ.get("OPENAI_BASE_URL"))
 
 
+# The longest plan in the planning data is about 200 SmolLM2 tokens; a longer reply from the
+# embedded model is a loop. At its speed on 2 cores 1,024 tokens outlast the 60 s request timeout,
+# and the timeout is retried: one looping call once cost a scenario run its whole 300 s.
+PLAN_MAX_TOKENS = 384
+
+
 class EmbeddedPlanner:
     """The default planner: OpenAIPlanner pointed at a LlamaServer that it starts and stops."""
 
@@ -166,7 +172,7 @@ class EmbeddedPlanner:
                 raise EmbeddedModelError(f"the planner adapter {SHIPPED_LORA} is missing from this install")
             lora = SHIPPED_LORA
         self.server = LlamaServer(model, lora=lora or None, n_ctx=n_ctx)
-        self._options = planner_options
+        self._options = {"max_tokens": PLAN_MAX_TOKENS, **planner_options}
         self._planner: OpenAIPlanner | None = None
         self.name = "embedded:" + (Path(model).name if model else SMOLLM2_FILE)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentpair import OpenAIPlanner, Plan
-from agentpair.embedded import LlamaServer
+from agentpair.embedded import PLAN_MAX_TOKENS, EmbeddedPlanner, LlamaServer
 from agentpair.planner import PlanRequest, ToolInfo
 
 pytestmark = pytest.mark.slow
@@ -69,6 +69,17 @@ async def test_a_finish_answer_follows_the_output_schema(server: LlamaServer) ->
             assert isinstance(step.answer, dict) and isinstance(step.answer["price"], (int, float))
 
 
+async def test_the_embedded_planner_caps_a_reply_so_a_loop_ends_before_the_timeout() -> None:
+    planner = EmbeddedPlanner()
+    try:
+        reply = await planner.plan(PlanRequest(goal="Log in as alice", tools=TOOLS))
+        assert planner._planner is not None and reply.output_tokens > 0
+        assert planner._planner.endpoint.max_tokens == PLAN_MAX_TOKENS
+    finally:
+        await planner.aclose()
+    assert EmbeddedPlanner(max_tokens=64)._options["max_tokens"] == 64
+
+
 def test_cli_plan_with_no_environment_prints_a_valid_plan_and_leaves_no_server() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENTPAIR_"))}
     before = llama_servers()
@@ -85,7 +96,7 @@ def test_cli_plan_with_no_environment_prints_a_valid_plan_and_leaves_no_server()
 CHILD = """
 import sys, time
 sys.path.insert(0, {root!r})
-from agentpair.embedded import LlamaServer
+from agentpair.embedded import PLAN_MAX_TOKENS, EmbeddedPlanner, LlamaServer
 server = LlamaServer().start()
 print(server.pid, flush=True)
 time.sleep(600)
