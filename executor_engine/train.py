@@ -64,7 +64,8 @@ def model_config(args: argparse.Namespace, tok: Tokenizer) -> ModelConfig:
                        vocab, mask, pad, tie_embeddings=True, copy_head=True)
 
 
-def load_data(args: argparse.Namespace, out: Path) -> tuple[Tokenizer, Vocab, list[list[Encoded]], int]:
+def load_data(args: argparse.Namespace, out: Path
+              ) -> tuple[Tokenizer, Vocab, list[list[Encoded]], int]:
     """Tokenizer (trained once, kept in <out>), its Vocab and examples grouped by context."""
     records = read_jsonl(args.data)
     tok_path = out / "tokenizer.json"
