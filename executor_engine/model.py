@@ -140,8 +140,9 @@ class CopyHead(nn.Module):
     through the embeddings of both previous tokens, on what came before: once `Neko` is written,
     the next slot position points at what follows `Neko` in the instruction (an induction head
     built in, so a multi-token value is copied as a run). Its cache entry (after the layers'
-    K/V) holds the sources' keys [B, 1, S, 2 hd] and token ids [B, 1, S, 1] (as floats, so it
-    pads and stacks like K/V)."""
+    K/V) holds the sources' keys [B, 1, S, 2 hd] and token ids [B, 1, S, 1] (float32, exact for
+    any id, whatever the model's dtype: bf16 would round ids above 256; it pads and stacks like
+    K/V)."""
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -156,7 +157,7 @@ class CopyHead(nn.Module):
         """Cache entry of this call's positions: h [B, T, d] final states, prev [B, T, d] the
         embeddings of their previous tokens, ids [B, T]."""
         keys = torch.cat([self.k(h), self.k_prev(prev)], -1)  # [B, T, 2 hd]
-        return keys[:, None], ids[:, None, :, None].to(h.dtype)
+        return keys[:, None], ids[:, None, :, None].float()
 
     def forward(self, h: Tensor, prev: Tensor, logits: Tensor, src: KV, mask: Tensor | None
                 ) -> Tensor:
@@ -210,7 +211,8 @@ class DiffusionLM(nn.Module):
         empty = p.new_zeros(1, self.cfg.n_kv_heads, 0, self.cfg.head_dim)
         cache = [(empty, empty)] * self.cfg.n_layers
         if self.copy is not None:
-            cache.append((p.new_zeros(1, 1, 0, 2 * self.cfg.head_dim), p.new_zeros(1, 1, 0, 1)))
+            cache.append((p.new_zeros(1, 1, 0, 2 * self.cfg.head_dim),
+                          torch.zeros(1, 1, 0, 1, device=p.device)))
         return cache
 
     def forward(

@@ -42,6 +42,14 @@ def test_bf16_forward(checkpoints: dict[str, Path]) -> None:
     assert logits.dtype == torch.bfloat16 and torch.isfinite(logits.float()).all()
 
 
+def test_bf16_copy_head_keeps_token_ids_exact(checkpoints: dict[str, Path]) -> None:
+    engine = Engine.load(checkpoints["agentpair+copy"], device="cpu", dtype="bf16")
+    ids = torch.tensor([[257, 259, 299, 3]])  # 257 and 259 are not bf16 numbers
+    cache = engine.model(ids)[1]
+    assert torch.equal(cache[-1][1][0, 0, :, 0].long(), ids[0])
+    assert engine.model.empty_cache()[-1][1].dtype == torch.float32
+
+
 def _copy(src: Path, tmp_path: Path) -> Path:
     dst = tmp_path / "ck"
     shutil.copytree(src, dst)
