@@ -105,7 +105,7 @@ def parse_config(raw: dict[str, Any], path: Path) -> ModelConfig:
         g("vocab_size"), g("mask_token_id"), g("pad_token_id"), g("rope_theta", default=10000.0),
         g("norm_eps", default=1e-5), bool(g("qkv_bias", default=False)),
         bool(g("tie_embeddings", default=False)), g("bos_token_id", default=None),
-        bool(g("copy_head", default=False)),
+        bool(g("copy_head", default=False)), int(g("match_window", default=0)),
     )
 
 

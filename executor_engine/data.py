@@ -173,6 +173,7 @@ class Batch:
     context_mask: Tensor  # bool [B, P, P], True = may attend
     ids: Tensor  # [B, L] [ins 1][canvas 1][ins 2]... (masked slot tokens for diffusion)
     positions: Tensor  # [B, L] each example's positions start right after its context
+    segments: Tensor  # [B, L] 1 instruction, 2 canvas, 3 padding
     mask: Tensor  # bool [B, L, P + L]
     targets: Tensor  # [B, L] token to predict at each position, -100 = no loss
     weights: Tensor  # [B, L] 1 / (the example's target count) where there is a target, else 0
@@ -236,5 +237,5 @@ def pack(groups: list[list[Encoded]], arch: str, mask_id: int, rng: random.Rando
         own = same & (pos_t[:, None, :] <= pos_t[:, :, None])
     own = own | torch.eye(L, dtype=torch.bool)
     prefix = valid[:, None, :].expand(-1, L, -1)  # [B, L, P]
-    return Batch(context, ctx_mask, ids_t, ctx_len[:, None] + pos_t, torch.cat([prefix, own], 2),
-                 tgt_t, _pad(wts, 0.0))
+    return Batch(context, ctx_mask, ids_t, ctx_len[:, None] + pos_t, part_t,
+                 torch.cat([prefix, own], 2), tgt_t, _pad(wts, 0.0))

@@ -210,13 +210,15 @@ class Engine:
         ar = torch.arange(T, device=self.device)
         lengths = torch.tensor([len(q) for q in seqs], device=self.device)
         mask = (ar[None, :] < lengths[:, None])[:, None, :].expand(-1, T, -1)  # [B, T, T]
+        seg = None
         if self.cfg.segment_causal:
             seg = torch.tensor([[0] * len(j.context_ids) + [1] * len(j.instruction_ids)
                                 + [2] * (T - len(j.prompt)) for j in jobs], device=self.device)
             mask = mask & (seg[:, None, :] <= seg[:, :, None])
         starts = torch.tensor([len(j.prompt) - s for j in jobs], device=self.device)
         at = (starts[:, None] + torch.arange(C, device=self.device)).clamp(max=T - 1)  # [B, C]
-        logits, kvs = self.model(ids, ar.expand(len(jobs), -1), mask, logits_at=at)
+        logits, kvs = self.model(ids, ar.expand(len(jobs), -1), mask, logits_at=at,
+                                 segments=seg)
         if store_prefix and not self.cfg.segment_causal:
             for b, job in enumerate(jobs):
                 n = len(job.prompt) - s
@@ -246,7 +248,8 @@ class Engine:
         starts = torch.tensor([len(h) - s for h in heads], device=dev)
         at = (starts[:, None] + torch.arange(C, device=dev)).clamp(max=T - 1)  # [B, C]
         prefix = [self._stack([j.prefix[i] for j in jobs], P) for i in range(len(jobs[0].prefix))]
-        logits, kvs = self.model(ids, positions, mask, prefix, logits_at=at)
+        logits, kvs = self.model(ids, positions, mask, prefix, logits_at=at,
+                                 segments=seg.clamp(max=2))
         for b, (job, head) in enumerate(zip(jobs, heads)):
             if job.instruction_pending:
                 n = len(head)

@@ -4,7 +4,9 @@ One module tree serves LLaDA, Dream and agentpair checkpoints; `checkpoint.py` m
 tensor names onto it. Forward passes can take cached prefix keys/values and return their own.
 agentpair checkpoints may add a copy head: a pointer over the tokens a position can see, mixed
 with the vocabulary distribution by a learned gate, so copying a name, a value or a ref digit
-from the context or instruction need not be learned token by token.
+from the context or instruction need not be learned token by token. With `match_window`, the
+pointer also sees which context tokens near a source occur in the instruction, so "Click Blog"
+finds the ref written beside "Blog" in the page.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class ModelConfig:
     tie_embeddings: bool = False
     bos_token_id: int | None = None
     copy_head: bool = False  # outputs are then log-probabilities of the gated mixture
+    match_window: int = 0  # copy head: instruction-match bias over +-this many context tokens
 
     @property
     def head_dim(self) -> int:
@@ -140,9 +143,9 @@ class CopyHead(nn.Module):
     through the embeddings of both previous tokens, on what came before: once `Neko` is written,
     the next slot position points at what follows `Neko` in the instruction (an induction head
     built in, so a multi-token value is copied as a run). Its cache entry (after the layers'
-    K/V) holds the sources' keys [B, 1, S, 2 hd] and token ids [B, 1, S, 1] (float32, exact for
-    any id, whatever the model's dtype: bf16 would round ids above 256; it pads and stacks like
-    K/V)."""
+    K/V) holds the sources' keys [B, 1, S, 2 hd] and (token id, segment) [B, 1, S, 2] (float32,
+    exact for any id, whatever the model's dtype: bf16 would round ids above 256; it pads and
+    stacks like K/V). Segments: 0 context, 1 instruction, 2 canvas."""
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -152,24 +155,50 @@ class CopyHead(nn.Module):
         self.gate = nn.Linear(cfg.d_model, 1)
         self.q_prev = nn.Linear(cfg.d_model, cfg.head_dim, bias=False)
         self.k_prev = nn.Linear(cfg.d_model, cfg.head_dim, bias=False)
+        if cfg.match_window:
+            self.match_offsets = nn.Parameter(torch.zeros(2 * cfg.match_window + 1))
+            self.match_token = nn.Parameter(torch.ones(cfg.vocab_size))
+            self.match_gate = nn.Linear(cfg.d_model, 1)
 
-    def sources(self, h: Tensor, prev: Tensor, ids: Tensor) -> KV:
+    def sources(self, h: Tensor, prev: Tensor, ids: Tensor, segments: Tensor) -> KV:
         """Cache entry of this call's positions: h [B, T, d] final states, prev [B, T, d] the
-        embeddings of their previous tokens, ids [B, T]."""
+        embeddings of their previous tokens, ids and segments [B, T]."""
         keys = torch.cat([self.k(h), self.k_prev(prev)], -1)  # [B, T, 2 hd]
-        return keys[:, None], ids[:, None, :, None].float()
+        return keys[:, None], torch.stack([ids, segments], -1)[:, None].float()
+
+    def match_bias(self, h: Tensor, ids: Tensor, seg: Tensor, visible: Tensor) -> Tensor:
+        """Score bias [B, K, S] of each context source, from the context tokens within
+        +-match_window of it that occur in the query's instruction (each weighted by a learned
+        per-token weight over its count in the context, then by a learned weight per offset).
+        Reading comprehension's exact-match feature, cut to what a pointer needs."""
+        B, K, S = visible.shape
+        context = seg == 0  # [B, S]
+        ids_q = ids[:, None, :].expand(B, K, S)
+        instruction = visible & (seg == 1)[:, None, :]  # [B, K, S]
+        in_instruction = h.new_zeros(B, K, self.cfg.vocab_size, dtype=torch.float32)
+        in_instruction.scatter_add_(2, ids_q, instruction.float())  # [B, K, V]
+        hit = in_instruction.gather(2, ids_q) > 0  # [B, K, S]
+        count = torch.zeros(B, self.cfg.vocab_size, device=ids.device)
+        count.scatter_add_(1, ids, context.float())  # [B, V] occurrences in the context
+        weight = self.match_token.float()[ids] / count.gather(1, ids).clamp_min(1)  # [B, S]
+        x = hit.float() * (weight * context)[:, None, :]  # [B, K, S]
+        w = self.cfg.match_window
+        near = F.conv1d(x.reshape(B * K, 1, S), self.match_offsets.float().view(1, 1, -1),
+                        padding=w).view(B, K, S)
+        return self.match_gate(h).float() * near * context[:, None, :]
 
     def forward(self, h: Tensor, prev: Tensor, logits: Tensor, src: KV, mask: Tensor | None
                 ) -> Tensor:
         """log(g p_vocab + (1 - g) p_copy) [B, K, V] for states h [B, K, d], their previous
         tokens' embeddings prev [B, K, d], logits [B, K, V], sources over S positions and mask
         [B, K, S] (True = visible; None = all)."""
-        keys, ids = src[0][:, 0], src[1][:, 0, :, 0].long()  # [B, S, 2 hd], [B, S]
+        keys, ids, seg = src[0][:, 0], src[1][:, 0, :, 0].long(), src[1][:, 0, :, 1].long()
         query = torch.cat([self.q(h), self.q_prev(prev)], -1)  # [B, K, 2 hd]
         scores = (query @ keys.transpose(1, 2)).float() / self.cfg.head_dim ** 0.5  # [B, K, S]
-        hide = (ids == self.cfg.mask_token_id)[:, None, :]
-        if mask is not None:
-            hide = hide | ~mask
+        visible = torch.ones_like(scores, dtype=torch.bool) if mask is None else mask
+        if self.cfg.match_window:
+            scores = scores + self.match_bias(h, ids, seg, visible)
+        hide = (ids == self.cfg.mask_token_id)[:, None, :] | ~visible
         attn = scores.masked_fill(hide, -torch.inf).softmax(-1).nan_to_num(0.0)  # [B, K, S]
         p_copy = torch.zeros_like(logits, dtype=torch.float32)
         p_copy.scatter_add_(2, ids[:, None, :].expand(-1, h.shape[1], -1), attn)
@@ -212,7 +241,7 @@ class DiffusionLM(nn.Module):
         cache = [(empty, empty)] * self.cfg.n_layers
         if self.copy is not None:
             cache.append((p.new_zeros(1, 1, 0, 2 * self.cfg.head_dim),
-                          torch.zeros(1, 1, 0, 1, device=p.device)))
+                          torch.zeros(1, 1, 0, 2, device=p.device)))
         return cache
 
     def forward(
@@ -222,6 +251,7 @@ class DiffusionLM(nn.Module):
         mask: Tensor | None = None,  # bool [B, T, P+T], True = may attend; None = all
         prefix: list[KV] | None = None,  # per layer (then the copy head's), P cached positions
         logits_at: Tensor | None = None,  # [B, K] positions to compute logits for; None = all
+        segments: Tensor | None = None,  # [B, T] 0 context, 1 instruction, 2 canvas; None = 0
     ) -> tuple[Tensor, list[KV]]:
         """Logits [B, K or T, V] and this call's cache entries (keys/values per layer, then the
         copy head's sources). With a copy head the logits are log-probabilities."""
@@ -240,7 +270,8 @@ class DiffusionLM(nn.Module):
         h = self.norm(x)  # [B, T, d]
         prefix_ids = None if prefix is None else prefix[-1][1][:, 0, :, 0].long()  # [B, P]
         prev = self.embed(previous_ids(ids, positions, prefix_ids, self.cfg.mask_token_id))
-        src = self.copy.sources(h, prev, ids)
+        seg = torch.zeros_like(ids) if segments is None else segments
+        src = self.copy.sources(h, prev, ids, seg)
         kvs.append(src)
         if prefix is not None:
             src = (torch.cat([prefix[-1][0], src[0]], 2), torch.cat([prefix[-1][1], src[1]], 2))

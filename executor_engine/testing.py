@@ -64,16 +64,18 @@ def config_json(cfg: ModelConfig) -> dict[str, Any]:
             "vocab_size": cfg.vocab_size, "rope_theta": cfg.rope_theta, "norm_eps": cfg.norm_eps,
             "qkv_bias": cfg.qkv_bias, "tie_embeddings": cfg.tie_embeddings,
             "mask_token_id": cfg.mask_token_id, "pad_token_id": cfg.pad_token_id,
-            "copy_head": cfg.copy_head}
+            "copy_head": cfg.copy_head, "match_window": cfg.match_window}
 
 
 def make_tiny_checkpoint(directory: str | Path, layout: str = "agentpair", seed: int = 0,
-                         std: float = 0.5, copy_head: bool = False) -> Path:
+                         std: float = 0.5, copy_head: bool = False, match_window: int = 0
+                         ) -> Path:
     """Write a tiny random-weight checkpoint (2 layers, d 64, ~400 tokens) in `layout`."""
     tok = tiny_tokenizer(layout)
     pad, mask = (tok.token_to_id(t) for t in SPECIALS[layout])
     cfg = ModelConfig(layout, **SHAPE, vocab_size=tok.get_vocab_size() + 16, mask_token_id=mask,
-                      pad_token_id=pad, qkv_bias=layout == "dream", copy_head=copy_head)
+                      pad_token_id=pad, qkv_bias=layout == "dream", copy_head=copy_head,
+                      match_window=match_window)
     model = DiffusionLM(cfg)
     model.init_weights(seed, std)
     save_checkpoint(model, tok, Path(directory), config_json(cfg))

@@ -42,6 +42,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--kv-heads", type=int, default=4)
     ap.add_argument("--mlp", type=int, default=704)
+    ap.add_argument("--match-window", type=int, default=16,
+                    help="context tokens each side of a pointer source checked against the "
+                         "instruction (0: no instruction-match bias)")
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--pages", type=int, default=4, help="contexts per batch")
     ap.add_argument("--per-page", type=int, default=12, help="examples packed per context")
@@ -61,7 +64,8 @@ def model_config(args: argparse.Namespace, tok: Tokenizer) -> ModelConfig:
     pad, mask = tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>")
     vocab = -(-tok.get_vocab_size() // 64) * 64
     return ModelConfig("agentpair", args.d_model, args.layers, args.heads, args.kv_heads, args.mlp,
-                       vocab, mask, pad, tie_embeddings=True, copy_head=True)
+                       vocab, mask, pad, tie_embeddings=True, copy_head=True,
+                       match_window=args.match_window)
 
 
 def load_data(args: argparse.Namespace, out: Path
@@ -101,7 +105,8 @@ def loss_on(model: DiffusionLM, batch: Batch) -> torch.Tensor:
     tgt = torch.stack([F.pad(batch.targets[n, w], (0, K - len(w)), value=-100)
                        for n, w in enumerate(where)])  # [B, K]
     wts = torch.stack([F.pad(batch.weights[n, w], (0, K - len(w))) for n, w in enumerate(where)])
-    logits = model(batch.ids, batch.positions, batch.mask, ctx_kv, logits_at=at)[0]  # [B, K, V]
+    logits = model(batch.ids, batch.positions, batch.mask, ctx_kv, logits_at=at,
+                   segments=batch.segments)[0]  # [B, K, V]
     ce = F.cross_entropy(logits.flatten(0, 1).float(), tgt.flatten(), ignore_index=-100,
                          reduction="none")  # [B*K]
     return (ce * wts.flatten()).sum() / wts.sum()

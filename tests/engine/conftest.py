@@ -18,7 +18,8 @@ torch.set_num_threads(1)  # tiny models: threads only contend with the machine's
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("ckpt")
     tiny = {layout: make_tiny_checkpoint(root / layout, layout, seed=1) for layout in LAYOUTS}
-    tiny["agentpair+copy"] = make_tiny_checkpoint(root / "copy", "agentpair", seed=1, copy_head=True)
+    tiny["agentpair+copy"] = make_tiny_checkpoint(root / "copy", "agentpair", seed=1,
+                                                copy_head=True, match_window=4)
     return tiny
 
 

@@ -145,3 +145,27 @@ def test_previous_tokens_are_the_same_packed_cached_or_whole() -> None:
     cached = previous_ids(canvas, torch.tensor([[5]]), torch.tensor([[10, 11, 12, 20, 21]]), none)
     whole = previous_ids(torch.tensor([[10, 11, 12, 20, 21, 22]]), torch.arange(6)[None], None, none)
     assert cached.tolist() == [[21]] == whole[:, 5:].tolist()
+
+
+def test_instruction_match_bias_marks_context_sources_near_instruction_tokens() -> None:
+    from executor_engine.model import CopyHead, ModelConfig
+
+    cfg = ModelConfig("agentpair", 8, 1, 2, 2, 16, 16, 1, 0, copy_head=True, match_window=2)
+    head = CopyHead(cfg)
+    with torch.no_grad():
+        head.match_offsets.copy_(torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0]))  # offsets -2..2
+        head.match_gate.weight.zero_()
+        head.match_gate.bias.fill_(1.0)
+    # context 5 6 7 8 7 9, instruction 7 12, canvas 2: token 7 is matched twice in the context
+    ids = torch.tensor([[5, 6, 7, 8, 7, 9, 7, 12, 2]])
+    seg = torch.tensor([[0, 0, 0, 0, 0, 0, 1, 1, 2]])
+    sees_all = torch.ones(1, 1, 9, dtype=torch.bool)
+    bias = head.match_bias(torch.zeros(1, 1, 8), ids, seg, sees_all)[0, 0]
+    # each matched 7 weighs 1/2 (it occurs twice); a source at i gets offsets[j - i + 2] from
+    # each match j within 2 of it (offset -2: the match is 2 tokens before the source);
+    # instruction and canvas sources get nothing
+    expected = 0.5 * torch.tensor([5.0, 4, 3 + 5, 2 + 4, 1 + 3, 2, 0, 0, 0])
+    assert torch.allclose(bias, expected)
+    blind = sees_all.clone()
+    blind[..., 6:8] = False  # a query of another example: it cannot see this instruction
+    assert not head.match_bias(torch.zeros(1, 1, 8), ids, seg, blind).any()
