@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -110,6 +111,7 @@ class Encoded:
     instruction: list[int]
     canvas: list[int]
     slots: list[int]  # canvas positions owned by a slot
+    record: dict[str, Any]  # the dataset record it encodes
 
 
 def encode_record(vocab: Vocab, r: dict[str, Any]) -> Encoded:
@@ -128,7 +130,7 @@ def encode_record(vocab: Vocab, r: dict[str, Any]) -> Encoded:
         for p, t in zip(positions, _slot_tokens(vocab, slot, target)):
             ids[p] = t
     return Encoded(vocab.encode(r["context"] + "\n"), vocab.encode(r["instruction"] + "\n"),
-                   ids, sorted(canvas.owner))
+                   ids, sorted(canvas.owner), r)
 
 
 def group_by_context(encoded: list[Encoded]) -> list[list[Encoded]]:
@@ -138,31 +140,95 @@ def group_by_context(encoded: list[Encoded]) -> list[list[Encoded]]:
     return list(groups.values())
 
 
-NAME_SHARE = 0.05  # a letter token on fewer than this share of training pages counts as a name
+NAME_SHARE = 0.05  # a word on fewer than this share of training pages counts as a name
+WORD = re.compile(r"\b[A-Za-z]+\b")
+RENAMED_FIELDS = ("context", "instruction", "template", "schema", "target", "allowed")
+
+
+def json_strings(value: Any) -> Iterable[str]:
+    """Every string in a JSON value, dict keys excepted."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from json_strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from json_strings(v)
+
+
+def _keys(value: Any) -> Iterable[str]:
+    if isinstance(value, dict):
+        yield from value
+        for v in value.values():
+            yield from _keys(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _keys(v)
+
+
+def _map_strings(value: Any, f: Any) -> Any:
+    if isinstance(value, str):
+        return f(value)
+    if isinstance(value, dict):
+        return {k: _map_strings(v, f) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_map_strings(v, f) for v in value]
+    return value
+
+
+def page_words(group: list[Encoded]) -> set[str]:
+    """Lower-cased words of a page's records (the shared context read once)."""
+    words = {w.lower() for w in WORD.findall(group[0].record["context"])}
+    for e in group:
+        for field in RENAMED_FIELDS[1:]:
+            words.update(w.lower() for text in json_strings(e.record.get(field))
+                         for w in WORD.findall(text))
+    return words
+
+
+def made_up_word(rng: random.Random, length: int) -> str:
+    """Lower-case consonant-vowel syllables, about `length` letters."""
+    return "".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou")
+                   for _ in range(max(1, round(length / 2))))
+
+
+def cased_like(word: str, like: str) -> str:
+    return word.upper() if like.isupper() and len(like) > 1 else \
+        word.capitalize() if like[0].isupper() else word
 
 
 class Renamer:
     """Name anonymisation, as in reading-comprehension training: on a renamed page every name
-    token becomes another name token, the same one in the context, the instructions and the
-    targets. The answer must then be copied from what the model reads; it cannot be recalled
-    from the training vocabulary (the held-out split's names are all unseen)."""
+    (a word on fewer than NAME_SHARE of training pages) becomes a made-up word, the same one in
+    the context, the instructions, the templates and the targets. The answer must then be
+    copied from what the model reads, not recalled; and a made-up word splits into several
+    tokens, as the held-out split's unseen names do (training names are single tokens)."""
 
     def __init__(self, vocab: Vocab, groups: list[list[Encoded]]):
-        pages: Counter[int] = Counter()
+        self.vocab = vocab
+        pages: Counter[str] = Counter()
         for group in groups:
-            pages.update(set(group[0].context).union(*(e.instruction + e.canvas for e in group)))
-        self.names = [i for i, s in enumerate(vocab.texts)
-                      if s and s.isalpha() and pages[i] < NAME_SHARE * len(groups)]
-        self._is_name = set(self.names)
+            pages.update(page_words(group))
+        self.names = {w for w, n in pages.items() if n < NAME_SHARE * len(groups)}
 
     def __call__(self, group: list[Encoded], rng: random.Random) -> list[Encoded]:
-        """The group (one context and its examples) with its names renamed, one to one."""
-        present = sorted({t for e in group for t in e.context + e.instruction + e.canvas
-                          if t in self._is_name})
-        new = dict(zip(present, rng.sample(self.names, len(present))))
-        context = [new.get(t, t) for t in group[0].context]
-        return [Encoded(context, [new.get(t, t) for t in e.instruction],
-                        [new.get(t, t) for t in e.canvas], e.slots) for e in group]
+        """The group (one context and its examples) renamed and encoded again; the group as it
+        was if a renamed target outgrows its slot."""
+        keys = {k.lower() for e in group for f in RENAMED_FIELDS for k in _keys(e.record.get(f))}
+        names = sorted(page_words(group) & self.names - keys)
+        new = {w: made_up_word(rng, len(w)) for w in names}
+
+        def rename(text: str) -> str:
+            return WORD.sub(lambda m: cased_like(new[m[0].lower()], m[0])
+                            if m[0].lower() in new else m[0], text)
+
+        try:
+            return [encode_record(self.vocab, {**e.record, **{
+                f: _map_strings(e.record[f], rename) for f in RENAMED_FIELDS if f in e.record}})
+                for e in group]
+        except ValueError:
+            return group
 
 
 @dataclass
