@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from executor_engine.canvas import TextSlot, Vocab
+from executor_engine.canvas import Vocab
 from executor_engine.checkpoint import CheckpointError, load_model, load_tokenizer, read_config
 from executor_engine.engine import FillInput, FillOutput
 from executor_engine.model import KV, DiffusionLM
@@ -88,14 +88,11 @@ class ARDecoder:
                 d.pos += 1
                 continue
             slot, i = owner
-            if isinstance(slot, TextSlot) and i > 0 and slot.tokens[i - 1] == self.vocab.pad_id:
-                forced: int | None = self.vocab.pad_id  # text ends at its first pad
-            else:
-                allowed = slot.allowed(i)
-                ids = allowed.nonzero().flatten()
-                if len(ids) != 1:
-                    return allowed
-                forced = int(ids[0])
+            allowed = slot.allowed(i)
+            ids = allowed.nonzero().flatten()
+            if len(ids) != 1:
+                return allowed
+            forced = int(ids[0])
             canvas.commit(d.pos, forced)
             d.pending.append(forced)
             d.pos += 1

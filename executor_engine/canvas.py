@@ -91,12 +91,16 @@ class TextSlot(Slot):
         self.max_chars = max_chars
 
     def allowed(self, i: int) -> Tensor:
+        """Text ends at its first pad: pad only after a pad, no pad before committed text."""
         v = self.vocab
+        if v.pad_id in self.tokens[:i]:
+            return v.classes["pad"]
+        pad_ok = all(t in (None, v.pad_id) for t in self.tokens[i + 1:])
         if self.max_chars is None:
-            return v.cached("text|pad", lambda: v.classes["text"] | v.classes["pad"])
+            return v.cached(("text", pad_ok), lambda: v.classes["text"] | pad_ok & v.classes["pad"])
         left = self.max_chars - sum(len(v.texts[t]) for t in self.tokens if t not in (None, v.pad_id))
-        return v.cached(("text<=", left),
-                        lambda: (v.classes["text"] & (v.char_len <= left)) | v.classes["pad"])
+        return v.cached(("text<=", left, pad_ok), lambda: (v.classes["text"] & (v.char_len <= left))
+                        | pad_ok & v.classes["pad"])
 
 
 # Number syntax -?D+(.D+)? as a DFA over token classes; pads leave the state unchanged.

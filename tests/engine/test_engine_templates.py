@@ -163,3 +163,19 @@ def test_template_errors(engines: dict[str, Engine]) -> None:
         compile_template(vocab, "{{a}}", {"/b": ["x"]})
     compiled = compile_template(vocab, "pw = '{{secret:password}}'; n = {{n:2}}", {})
     assert len(compiled.canvas.owner) == 2  # secret placeholders stay literal text
+
+
+def test_text_ends_at_its_first_pad(engines: dict[str, Engine]) -> None:
+    from executor_engine.canvas import TextSlot
+
+    vocab = engines["agentpair"].vocab
+    word = next(i for i, t in enumerate(vocab.texts) if t and t.isalpha())
+    slot = TextSlot(vocab, 6)
+    assert slot.allowed(0)[vocab.pad_id] and slot.allowed(0)[word]  # empty text is fine
+    slot.commit(3, word)  # text at 3: nothing before it may be a pad
+    assert not slot.allowed(1)[vocab.pad_id] and slot.allowed(1)[word]
+    slot.commit(4, vocab.pad_id)  # the text ends at 4: only pads after it
+    assert slot.allowed(5).nonzero().flatten().tolist() == [vocab.pad_id]
+    capped = TextSlot(vocab, 6, max_chars=40)
+    capped.commit(2, word)
+    assert not capped.allowed(0)[vocab.pad_id] and capped.allowed(4)[vocab.pad_id]
