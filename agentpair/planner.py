@@ -90,7 +90,7 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
                 step("act", {"tool": tool}, ["tool"]),
                 step("extract", {"schema": {"type": "object"}}, ["schema"]),
                 step("code", {"template": text, "target": {"type": "string", "maxLength": 120}}, ["template"]),
-                step("finish", {"answer": output_schema or {}}, ["answer"]),
+                step("finish", {"answer": output_schema or text}, ["answer"]),
             ]}},
         },
     }

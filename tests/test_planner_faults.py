@@ -6,6 +6,7 @@ import json
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from agentpair import Agent, OpenAIPlanner, PlannerError
@@ -68,6 +69,23 @@ async def test_json_schema_mode_sends_openai_response_format() -> None:
     with FakeEndpoint([Reply(content=GOOD)]) as fake:
         await planner(fake, structured_output="json_schema").plan(REQUEST)
     assert fake.requests[0]["body"]["response_format"]["type"] == "json_schema"
+
+
+async def test_the_sent_schema_asks_for_a_text_answer_unless_the_task_has_an_answer_schema() -> None:
+    facts = {"type": "object", "required": ["price"], "properties": {"price": {"type": "number"}}}
+    with FakeEndpoint([Reply(content=GOOD), Reply(content=GOOD)]) as fake:
+        await planner(fake).plan(REQUEST)
+        await planner(fake).plan(REQUEST.model_copy(update={"output_schema": facts}))
+    text, structured = (r["body"]["response_format"]["json_schema"]["schema"] for r in fake.requests)
+
+    def finish(answer: object) -> dict:
+        return {"thought": "t", "steps": [{"kind": "finish", "instruction": "done", "answer": answer}]}
+    jsonschema.validate(finish("Signed in as ada"), text)
+    with pytest.raises(jsonschema.ValidationError):  # a 135M planner otherwise invents objects here
+        jsonschema.validate(finish({"lit": "Signed in"}), text)
+    jsonschema.validate(finish({"price": 3.5}), structured)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(finish("3.5"), structured)
 
 
 @pytest.mark.parametrize("bad", ["not json at all", json.dumps({"thought": "t", "steps": []}),

@@ -88,6 +88,15 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+def report(facts: dict[str, Any], output_schema: dict[str, Any] | None) -> Any:
+    """The finish answer for extracted facts: the object when the task has an answer schema, else
+    text, as the plan schema asks (no answer schema: the answer is a string)."""
+    if output_schema:
+        return facts
+    return ", ".join(f"{key} {_number(value) if isinstance(value, (int, float)) else value}"
+                     for key, value in facts.items())
+
+
 def extract_facts(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     site = Site(rng, vocab)
     if rng.random() < 0.35:
@@ -128,7 +137,8 @@ def extract_facts(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     step = extract(f"extract the {words_asked} of the {target}", schema, output, [target])
     calls.append(Call(sheet(target), "Read the facts off this page.", [step]))
     calls.append(Call(sheet(target), "The facts are extracted; report them.",
-                      [finish(output, [_number(v) for v in output.values()], "report the extracted facts")]))
+                      [finish(report(output, output_schema), [_number(v) for v in output.values()],
+                              "report the extracted facts")]))
     return Episode("extract", site.name, goal, calls, output_schema=output_schema)
 
 
@@ -154,10 +164,11 @@ def _lookup(rng: random.Random, vocab: Vocab, words: Words, site: Site) -> Episo
                        f"<table><tr><th>Name</th><th>{columns[0]}</th><th>{columns[1]}</th></tr>{cells}</table>",
                        button("Export CSV"))
     step = extract(f"extract the {key} of {person} from the {table} table", schema, {key: value}, [person])
+    output_schema = schema if rng.random() < 0.5 else None
     calls = [Call(page, "Read the value off the table.", [step]),
              Call(page, "The value is extracted; report it.",
-                  [finish({key: value}, [str(value)], "report the extracted facts")])]
-    return Episode("extract", site.name, goal, calls, output_schema=schema if rng.random() < 0.5 else None)
+                  [finish(report({key: value}, output_schema), [str(value)], "report the extracted facts")])]
+    return Episode("extract", site.name, goal, calls, output_schema=output_schema)
 
 
 SETTINGS = {  # per kind of resource: its settings, each (key, kind of value)
