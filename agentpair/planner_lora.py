@@ -20,7 +20,11 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-TARGETS = {"q_proj": "attn_q", "v_proj": "attn_v"}  # HF module name -> GGUF tensor name
+# Every linear projection of a layer: HF (block, module) -> llama.cpp's tensor name. Adapting the MLP
+# and attention output as well as q and v gives a 135M model far more to learn with per step.
+TARGETS = {("self_attn", "q_proj"): "attn_q", ("self_attn", "k_proj"): "attn_k",
+           ("self_attn", "v_proj"): "attn_v", ("self_attn", "o_proj"): "attn_output",
+           ("mlp", "gate_proj"): "ffn_gate", ("mlp", "up_proj"): "ffn_up", ("mlp", "down_proj"): "ffn_down"}
 
 
 class LoRALinear(nn.Module):
@@ -51,10 +55,11 @@ def add_lora(model: nn.Module, rank: int, alpha: float) -> dict[str, LoRALinear]
     """Wrap every targeted projection; returns them by layer-qualified name."""
     wrapped = {}
     for i, layer in enumerate(model.model.layers):
-        for name in TARGETS:
-            lora = LoRALinear(getattr(layer.self_attn, name), rank, alpha)
-            setattr(layer.self_attn, name, lora)
-            wrapped[f"{i}.{name}"] = lora
+        for block, name in TARGETS:
+            parent = getattr(layer, block)
+            lora = LoRALinear(getattr(parent, name), rank, alpha)
+            setattr(parent, name, lora)
+            wrapped[f"{i}.{block}.{name}"] = lora
     return wrapped
 
 
@@ -83,8 +88,8 @@ def gguf_permute_rows(w: Tensor, n_head: int) -> Tensor:
     return w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:]).transpose(1, 2).reshape(w.shape)
 
 
-def write_adapter(wrapped: dict[str, LoRALinear], n_head: int, alpha: float, path: Path) -> None:
-    """A llama.cpp LoRA adapter: blk.N.attn_q.weight.lora_a [r, in] and .lora_b [out, r]."""
+def write_adapter(wrapped: dict[str, LoRALinear], n_head: int, n_kv_head: int, alpha: float, path: Path) -> None:
+    """A llama.cpp LoRA adapter: blk.N.<tensor>.weight.lora_a [r, in] and .lora_b [out, r], in f16."""
     import gguf
 
     writer = gguf.GGUFWriter(str(path), "llama")
@@ -92,13 +97,13 @@ def write_adapter(wrapped: dict[str, LoRALinear], n_head: int, alpha: float, pat
     writer.add_string("adapter.type", "lora")
     writer.add_float32("adapter.lora.alpha", alpha)
     for key, lora in wrapped.items():
-        layer, name = key.split(".")
+        layer, block, name = key.split(".")
         b = lora.b.detach()
-        if name == "q_proj":
-            b = gguf_permute_rows(b, n_head)
-        stem = f"blk.{layer}.{TARGETS[name]}.weight"
-        writer.add_tensor(f"{stem}.lora_a", lora.a.detach().float().contiguous().numpy())
-        writer.add_tensor(f"{stem}.lora_b", b.float().contiguous().numpy())
+        if name in ("q_proj", "k_proj"):
+            b = gguf_permute_rows(b, n_head if name == "q_proj" else n_kv_head)
+        stem = f"blk.{layer}.{TARGETS[block, name]}.weight"
+        writer.add_tensor(f"{stem}.lora_a", lora.a.detach().half().contiguous().numpy())
+        writer.add_tensor(f"{stem}.lora_b", b.half().contiguous().numpy())
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
@@ -131,7 +136,8 @@ def train(args: argparse.Namespace) -> Path:
     log = open(out / "train.log", "a")
     model, tok = load_base(Path(args.base) if args.base else default_gguf())
     wrapped = add_lora(model, args.rank, args.alpha)
-    params = [p for lora in wrapped.values() for p in (lora.a, lora.b)]
+    named = {f"{key}.{ab}": getattr(lora, ab) for key, lora in wrapped.items() for ab in ("a", "b")}
+    params = list(named.values())
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.0)
     with open(args.data) as f:
         data = [encode(tok, json.loads(line)) for line in f if line.strip()]
@@ -139,17 +145,20 @@ def train(args: argparse.Namespace) -> Path:
     state_path = out / "state.pt"
     if state_path.is_file():
         state = torch.load(state_path, weights_only=False)
-        for p, saved in zip(params, state["lora"]):
-            p.data.copy_(saved)
-        opt.load_state_dict(state["opt"])
+        for name, saved in state["lora"].items():
+            named[name].data.copy_(saved)
+        if state["lora"].keys() == named.keys():
+            opt.load_state_dict(state["opt"])
         rng.setstate(state["rng"])
         step, elapsed = state["step"], state["elapsed"]
-        print(f"resumed at step {step}", file=log, flush=True)
+        new = len(named) - len(state["lora"])
+        print(f"resumed at step {step}" + (f"; {new} new LoRA tensors start at zero, optimizer afresh" if new else ""),
+              file=log, flush=True)
     print(f"examples={len(data)} lora_params={sum(p.numel() for p in params)} "
           f"mean_tokens={sum(len(x) for x, _ in data) / len(data):.0f}", file=log, flush=True)
 
     def checkpoint() -> None:
-        torch.save({"lora": [p.detach() for p in params], "opt": opt.state_dict(),
+        torch.save({"lora": {name: p.detach() for name, p in named.items()}, "opt": opt.state_dict(),
                     "rng": rng.getstate(), "step": step, "elapsed": elapsed}, out / "state.tmp")
         (out / "state.tmp").replace(state_path)
 
@@ -179,7 +188,7 @@ def train(args: argparse.Namespace) -> Path:
             last_ckpt = time.perf_counter()
     checkpoint()
     path = out / "planner-lora.gguf"
-    write_adapter(wrapped, model.config.num_attention_heads, args.alpha, path)
+    write_adapter(wrapped, model.config.num_attention_heads, model.config.num_key_value_heads, args.alpha, path)
     loss = "n/a (no step run)" if smooth is None else f"{smooth:.4f}"
     print(f"done: steps={step} seconds={elapsed:.0f} loss={loss} -> {path}", file=log, flush=True)
     return path

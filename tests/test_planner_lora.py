@@ -1,5 +1,5 @@
 """The planner LoRA: what it learns from (labels), and that its GGUF adapter, loaded by llama.cpp,
-changes the model's logits as the torch LoRA does (layouts and the q-row order right)."""
+changes the model's logits as the torch LoRA does (layouts and the q and k row orders right)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,8 @@ def test_gguf_adapter_moves_llama_cpp_logits_as_torch_does(base, tmp_path) -> No
         for lora in wrapped.values():
             lora.b.copy_(torch.randn(lora.b.shape, generator=gen) * 0.1)
         after = model(ids).logits[0, -1]
-    write_adapter(wrapped, model.config.num_attention_heads, 8.0, tmp_path / "a.gguf")
+    write_adapter(wrapped, model.config.num_attention_heads, model.config.num_key_value_heads, 8.0,
+                  tmp_path / "a.gguf")
     torch_delta = after - before
     cpp_delta = llama_cpp_logits(prompt, tmp_path / "a.gguf") - llama_cpp_logits(prompt, None)
     # Q4_1 in llama.cpp vs its fp32 dequantisation here: close, not equal; a wrong q-row order gives ~0.2
