@@ -63,17 +63,19 @@ def test_gguf_adapter_moves_llama_cpp_logits_as_torch_does(base, tmp_path, only)
         before = model(ids).logits[0, -1]
         wrapped = add_lora(model, 4, 8.0)
         gen = torch.Generator().manual_seed(0)
-        noise = {key: torch.randn(lora.b.shape, generator=gen) * 0.1 for key, lora in wrapped.items()}
-        for selected in (lambda key: key.endswith(only), lambda key: True):
+        noise = {key: torch.randn(lora.b.shape, generator=gen) for key, lora in wrapped.items()}
+        # one projection: a large change, so llama.cpp's Q8 activations do not drown it; all: a small one
+        for selected, scale in ((lambda key: key.endswith(only), 0.5), (lambda key: True, 0.1)):
             for key, lora in wrapped.items():
-                lora.b.copy_(noise[key] if selected(key) else torch.zeros_like(lora.b))
+                lora.b.copy_(noise[key] * scale if selected(key) else torch.zeros_like(lora.b))
             torch_delta = model(ids).logits[0, -1] - before
             write_adapter(wrapped, model.config.num_attention_heads, model.config.num_key_value_heads, 8.0,
                           tmp_path / "a.gguf")
             cpp_delta = llama_cpp_logits(prompt, tmp_path / "a.gguf") - plain
-            # Q4_1 in llama.cpp vs its fp32 dequantisation here: close, not equal; a wrong row order gives ~0.2
+            # Q4_1 in llama.cpp vs its fp32 dequantisation here: close, not equal (0.98 measured for q or
+            # k alone); with the rows in Hugging Face order, 0.14 for q and 0.55 for k
             assert correlation(torch_delta, cpp_delta) > 0.9
-            assert torch_delta.norm() > 1
+            assert torch_delta.norm() > 10
     for key, lora in wrapped.items():  # the shared model goes back to its plain projections
         layer, block, name = key.split(".")
         setattr(getattr(model.model.layers[int(layer)], block), name, lora.base)
