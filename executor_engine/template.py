@@ -139,7 +139,7 @@ class _SchemaCompiler:
         kind = schema.get("type")
         if kind not in KEYWORDS:
             raise TemplateError(f"{where or '/'}: unsupported or missing type {kind!r}")
-        extra = set(schema) - KEYWORDS[kind] - ANNOTATIONS
+        extra = {k for k in set(schema) - KEYWORDS[kind] - ANNOTATIONS if not k.startswith("x-")}  # x-*: vendor notes
         if extra:
             raise TemplateError(f"{where or '/'}: unsupported keywords {sorted(extra)} for {kind}")
         return getattr(self, "node_" + kind)(schema, where)

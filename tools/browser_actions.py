@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from collections.abc import Awaitable, Callable
-from typing import Literal
+from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -18,6 +18,16 @@ from tools.browser import Browser, BrowserError
 from tools.policy import resolve_url
 
 REF = Field(description="the element's ref from the latest observation, e.g. e7")
+
+
+def ref_of(*roles: str) -> Any:
+    """A ref field that names only elements of these roles (`x-roles` in its JSON schema), so an
+    executor can be offered only the fitting elements of a page."""
+    return Field(description=f"the ref of a {' or '.join(roles)} from the latest observation, e.g. e7",
+                 json_schema_extra={"x-roles": list(roles)})
+
+
+FIELD = ref_of("textbox", "searchbox", "combobox", "spinbutton")
 FIELD_INFO_JS = """e => ({password: (e.type || '').toLowerCase() === 'password',
   label: e.getAttribute('aria-label') || (e.labels && e.labels[0] ? e.labels[0].innerText.trim() : '')
     || e.placeholder || e.name || e.id || e.tagName.toLowerCase()})"""
@@ -41,18 +51,18 @@ class ClickArgs(BaseModel):
 
 
 class TypeArgs(BaseModel):
-    ref: str = REF
+    ref: str = FIELD
     text: str = Field(description="text to put in the field (replaces its content); secrets as {{secret:name}}")
     submit: bool = Field(False, description="press Enter afterwards")
 
 
 class SelectArgs(BaseModel):
-    ref: str = REF
+    ref: str = ref_of("combobox", "listbox")
     option: str = Field(description="the option's visible label (or its value)")
 
 
 class CheckArgs(BaseModel):
-    ref: str = REF
+    ref: str = ref_of("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
     on: bool = Field(True, description="true to check, false to uncheck")
 
 

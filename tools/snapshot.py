@@ -36,6 +36,16 @@ def refs_in(snapshot: str) -> list[str]:
     return list(dict.fromkeys(REF.findall(snapshot)))
 
 
+def ref_roles(snapshot: str) -> dict[str, str]:
+    """Each ref's element role (`textbox`, `link`, ...), as the snapshot line carrying it says."""
+    roles = {}
+    for line in snapshot.splitlines():
+        ref, role = REF.search(line), ROLE.match(line)
+        if ref and role:
+            roles.setdefault(ref.group(1), role.group(1))
+    return roles
+
+
 def find_ref(snapshot: str, role: str, name: str = "", exact: bool = False) -> str:
     """The ref of the first element with this role whose name matches (case-insensitive
     substring, or whole name when exact); LookupError lists the candidates otherwise."""

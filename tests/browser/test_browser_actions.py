@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from agentpair.models import Step
+from agentpair.step_work import fill_requests
+from tools.base import Observation
 from tools.browser import Browser
-from tools.snapshot import find_ref
+from tools.snapshot import find_ref, ref_roles
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -62,6 +65,23 @@ async def test_type_with_submit_select_check_radio(home: Browser) -> None:
     assert await page.text_content("#out") == "Submitted Ada Lovelace"
     assert (await call(home, "check", ref=await ref(home, "checkbox", "Newsletter"), on=False)).ok
     assert not await page.is_checked("#news")
+
+
+async def test_the_executor_is_offered_only_elements_a_tool_can_act_on(home: Browser) -> None:
+    obs = await home.observe()
+    roles = ref_roles(obs.snapshot)
+    assert roles[find_ref(obs.snapshot, "textbox", "Full name")] == "textbox"
+
+    def offered(tool: str, observation: Observation = obs) -> list[str]:
+        step = Step(kind="act", tool=tool, instruction=f"{tool} something")
+        return fill_requests(step, "", observation, home.toolbox())[0].allowed["/ref"]
+    for tool, fits in (("type", {"textbox", "searchbox", "combobox", "spinbutton"}),
+                       ("select", {"combobox", "listbox"}), ("check", {"checkbox", "radio"})):
+        assert offered(tool) and {roles[r] for r in offered(tool)} <= fits
+    assert offered("click") == obs.refs
+    assert (await call(home, "type", ref=offered("type")[0], text="x")).ok
+    links_only = Observation(snapshot='- link "Home" [ref=e1]', refs=["e1"])
+    assert offered("type", links_only) == ["e1"]  # nothing fits: every ref, and the tool says why
 
 
 async def test_select_unknown_option_lists_choices(home: Browser) -> None:

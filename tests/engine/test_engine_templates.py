@@ -155,6 +155,13 @@ def test_schema_errors(engines: dict[str, Engine], spec: dict, allowed: dict, ma
         compile_schema(engines["agentpair"].vocab, spec, allowed)
 
 
+def test_vendor_keywords_are_notes_not_constraints(engines: dict[str, Engine]) -> None:
+    vocab = engines["agentpair"].vocab
+    noted = {"type": "object", "properties": {"ref": {"type": "string", "x-roles": ["textbox"]}}}
+    plain = {"type": "object", "properties": {"ref": {"type": "string"}}}
+    assert compile_schema(vocab, noted, {}).canvas.ids == compile_schema(vocab, plain, {}).canvas.ids
+
+
 def test_template_errors(engines: dict[str, Engine]) -> None:
     vocab = engines["agentpair"].vocab
     with pytest.raises(TemplateError, match="appears twice"):
