@@ -68,6 +68,9 @@ class Planner(Protocol):
     async def plan(self, request: PlanRequest) -> PlanReply: ...
 
 
+TEXT = {"type": "string", "minLength": 1, "maxLength": 400}  # bounded free text: templates, answers
+
+
 def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON schema a planner answers under: one shape per step kind, tools as an enum.
 
@@ -80,7 +83,6 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
                 "properties": {"kind": {"const": kind}, "instruction": {"type": "string", "maxLength": 120},
                                **props}}
 
-    text = {"type": "string", "minLength": 1, "maxLength": 400}
     tool = {"enum": tool_names} if tool_names else {"type": "string", "minLength": 1}
     return {
         "type": "object", "additionalProperties": False, "required": ["thought", "steps"],
@@ -89,8 +91,8 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
             "steps": {"type": "array", "minItems": 1, "maxItems": 6, "items": {"anyOf": [
                 step("act", {"tool": tool}, ["tool"]),
                 step("extract", {"schema": {"type": "object"}}, ["schema"]),
-                step("code", {"template": text, "target": {"type": "string", "maxLength": 120}}, ["template"]),
-                step("finish", {"answer": output_schema or text}, ["answer"]),
+                step("code", {"template": TEXT, "target": {"type": "string", "maxLength": 120}}, ["template"]),
+                step("finish", {"answer": output_schema or TEXT}, ["answer"]),
             ]}},
         },
     }

@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from agentpair.models import StepRecord, Task
-from agentpair.planner import PlanRequest, ToolInfo, plan_request
+from agentpair.planner import TEXT, PlanRequest, ToolInfo, plan_request
 from agentpair.redaction import Redactor
 from tools.base import Observation, Tool
-from tools.snapshot import refs_in
+from tools.snapshot import refs_fitting, refs_in
 
 SYSTEM_PROMPT = """You are a web agent. You see the goal, the current page (its elements carry \
 [ref=eN]) and what was done so far, and you answer with a JSON object holding the one next step:
@@ -51,15 +51,16 @@ def signature(schema: dict[str, Any]) -> str:
     return ", ".join(names) or "none"
 
 
-def args_schema(schema: dict[str, Any], refs: list[str]) -> dict[str, Any]:
-    """A tool's argument schema for the planner: closed, a `ref` one of `refs` (or empty where it
-    is optional), free text bounded."""
+def args_schema(schema: dict[str, Any], refs: list[str], page: str = "") -> dict[str, Any]:
+    """A tool's argument schema for the planner: closed, a `ref` one of the `refs` on `page` the
+    tool can act on (or empty where it is optional), free text bounded."""
     required = list(schema.get("required", []))
     properties = {}
     for name, prop in schema.get("properties", {}).items():
         kept = {k: v for k, v in prop.items() if k in KEPT_KEYWORDS}
         if name == "ref" and refs:
-            kept = {"enum": [*refs, *([] if name in required else [""])]}
+            fitting = refs_fitting(page, refs, prop.get("x-roles"))
+            kept = {"enum": [*fitting, *([] if name in required else [""])]}
         elif kept.get("type") == "string" and "enum" not in kept:
             kept["maxLength"] = TEXT_MAX_CHARS
         properties[name] = kept
@@ -74,13 +75,14 @@ def plan_schema(request: PlanRequest) -> dict[str, Any]:
                 "properties": {"kind": {"const": kind}, "instruction": {"type": "string", "maxLength": 120},
                                **props}}
 
-    acts = [step("act", {"tool": {"const": t.name}, "args": args_schema(t.args_schema or {}, request.refs)})
+    acts = [step("act", {"tool": {"const": t.name},
+                         "args": args_schema(t.args_schema or {}, request.refs, request.page)})
             for t in request.tools]
     return {
         "type": "object", "additionalProperties": False, "required": ["thought", "steps"],
         "properties": {
             "thought": {"type": "string", "maxLength": 120},
             "steps": {"type": "array", "minItems": 1, "maxItems": 1, "items": {"anyOf": [
-                *acts, step("finish", {"answer": request.output_schema or {}})]}},
+                *acts, step("finish", {"answer": request.output_schema or TEXT})]}},
         },
     }

@@ -7,7 +7,7 @@ from typing import Any
 
 from agentpair.models import FillRequest, FillResult, Step
 from tools.base import Observation, Toolbox
-from tools.snapshot import ref_roles
+from tools.snapshot import refs_fitting
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 
@@ -22,7 +22,8 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
             return []
         schema = tool.args_schema()
         ref = schema.get("properties", {}).get("ref")
-        allowed = fitting_refs(observation, ref.get("x-roles")) if ref and refs else {}
+        allowed = {"/ref": refs_fitting(observation.snapshot, observation.refs, ref.get("x-roles"))} \
+            if ref and refs else {}
         return [FillRequest(kind="tool_args", instruction=step.instruction, context=context,
                             schema=schema, allowed=allowed)]
     if step.kind == "extract":
@@ -34,17 +35,6 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
         requests.append(FillRequest(kind="tool_args", instruction=f"the element: {step.target}",
                                     context=context, schema=TARGET_SCHEMA, allowed=refs))
     return requests
-
-
-def fitting_refs(observation: Observation, roles: list[str] | None) -> dict[str, list[str]]:
-    """The refs a tool's ref may name: those of elements with one of its roles (`x-roles` in its
-    schema), or every ref when it names none or no element on the page has such a role."""
-    if roles:
-        by_role = ref_roles(observation.snapshot)
-        fitting = [ref for ref in observation.refs if by_role.get(ref) in roles]
-        if fitting:
-            return {"/ref": fitting}
-    return {"/ref": list(observation.refs)}
 
 
 def tool_call(step: Step, fills: list[FillResult]) -> tuple[str, dict[str, Any]]:

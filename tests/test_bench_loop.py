@@ -118,7 +118,11 @@ def test_the_single_model_schema_compiles_to_a_llama_cpp_grammar() -> None:
 
     observation = Observation(snapshot=PAGE, refs=["e1", "e2"])
     request = single_model.single_model_request(Task(goal="g"), observation, [], [], Browser().tools())
-    gbnf = grammar.json_schema_to_gbnf(json.dumps(single_model.plan_schema(request)))
+    schema = single_model.plan_schema(request)
+    acts = {b["properties"].get("tool", {}).get("const"): b for b in schema["properties"]["steps"]["items"]["anyOf"]}
+    ref_enum = {tool: acts[tool]["properties"]["args"]["properties"]["ref"]["enum"] for tool in ("type", "click", "check")}
+    assert ref_enum == {"type": ["e1"], "click": ["e1", "e2"], "check": ["e1", "e2"]}  # only a field can be typed into
+    gbnf = grammar.json_schema_to_gbnf(json.dumps(schema))
     grammar.LlamaGrammar.from_string(gbnf, verbose=False)
 
 

@@ -46,6 +46,17 @@ def ref_roles(snapshot: str) -> dict[str, str]:
     return roles
 
 
+def refs_fitting(snapshot: str, refs: list[str], roles: list[str] | None) -> list[str]:
+    """`refs` narrowed to elements of one of `roles` (a tool's `x-roles`); all of them when no
+    roles are given or no element has one (the tool then says what it needs)."""
+    if roles:
+        by_role = ref_roles(snapshot)
+        fitting = [ref for ref in refs if by_role.get(ref) in roles]
+        if fitting:
+            return fitting
+    return list(refs)
+
+
 def find_ref(snapshot: str, role: str, name: str = "", exact: bool = False) -> str:
     """The ref of the first element with this role whose name matches (case-insensitive
     substring, or whole name when exact); LookupError lists the candidates otherwise."""
