@@ -9,7 +9,6 @@ falling back to the planner's endpoint.
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import os
 import re
@@ -33,9 +32,21 @@ class Executor(Protocol):
     async def fill(self, requests: list[FillRequest]) -> list[FillResult]: ...
 
 
+def without_vendor_keywords(node: Any) -> Any:
+    """A copy of a JSON schema without `x-*` keywords (property names are kept)."""
+    if isinstance(node, list):
+        return [without_vendor_keywords(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    return {k: (without_vendor_keywords(v) if k != "properties" else
+                {name: without_vendor_keywords(p) for name, p in v.items()})
+            for k, v in node.items() if not k.startswith("x-")}
+
+
 def constrained_schema(schema: dict[str, Any], allowed: dict[str, list[Any]]) -> dict[str, Any]:
-    """The schema with each JSON pointer in `allowed` narrowed to an enum of its allowed values."""
-    schema = copy.deepcopy(schema)
+    """The schema with each JSON pointer in `allowed` narrowed to an enum of its allowed values,
+    and without vendor notes (`x-*` keywords), which strict endpoints reject."""
+    schema = without_vendor_keywords(schema)
     for pointer, values in allowed.items():
         node = schema
         for part in [p for p in pointer.split("/") if p]:

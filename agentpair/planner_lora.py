@@ -84,7 +84,8 @@ def lr_at(step: int, args: argparse.Namespace) -> float:
 
 
 def gguf_permute_rows(w: Tensor, n_head: int) -> Tensor:
-    """HF q rows -> llama.cpp's order: llama.cpp stores q with each head's rotary halves interleaved."""
+    """HF q or k rows -> llama.cpp's order, which interleaves each head's rotary halves (n_head: q's
+    head count for q, the key/value head count for k)."""
     return w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:]).transpose(1, 2).reshape(w.shape)
 
 
@@ -145,13 +146,17 @@ def train(args: argparse.Namespace) -> Path:
     state_path = out / "state.pt"
     if state_path.is_file():
         state = torch.load(state_path, weights_only=False)
-        for name, saved in state["lora"].items():
-            named[name].data.copy_(saved)
-        if state["lora"].keys() == named.keys():
+        saved = state["lora"]
+        if not isinstance(saved, dict) or not saved.keys() <= named.keys():
+            raise SystemExit(f"{state_path}: not a state of this adapter layout (tensors by name, a subset of "
+                             f"{len(named)} such as {next(iter(named))!r})")
+        for name, tensor in saved.items():
+            named[name].data.copy_(tensor)  # a rank change fails here, naming the shapes
+        if saved.keys() == named.keys():
             opt.load_state_dict(state["opt"])
         rng.setstate(state["rng"])
         step, elapsed = state["step"], state["elapsed"]
-        new = len(named) - len(state["lora"])
+        new = len(named) - len(saved)
         print(f"resumed at step {step}" + (f"; {new} new LoRA tensors start at zero, optimizer afresh" if new else ""),
               file=log, flush=True)
     print(f"examples={len(data)} lora_params={sum(p.numel() for p in params)} "

@@ -290,8 +290,12 @@ class CheckedEnvironment:
         return observation
 
     def tools(self) -> list[Tool]:
+        """The live tools under the argument schemas the run recorded, so the executor is asked
+        what it was asked then even where a tool's schema has changed since (e.g. `x-roles`)."""
+        recorded = {t["name"]: t.get("args_schema") for t in self.recording.tree.header.tools}
         return [_ServedTool(name=t.name, description=t.description, args_model=t.args_model,
-                            run=self._checked(t), schema_=t.args_schema()) for t in self.inner.tools()]
+                            run=self._checked(t), schema_=recorded.get(t.name) or t.args_schema())
+                for t in self.inner.tools()]
 
     def _checked(self, tool: Tool) -> Any:
         async def call(arguments: Any) -> ToolResult:

@@ -321,4 +321,7 @@ def load(name: str, root: Path | None = None) -> Scenario:
         raise ScenarioError(f"{path}: {problems}") from None
     if not (scenario.site / scenario.start.split("?")[0]).is_file():
         raise ScenarioError(f"{path}: field start: {scenario.start!r} is not a file under {scenario.site}")
+    if scenario.success.answer and not scenario.output_schema:
+        raise ScenarioError(f"{path}: field success.answer: judging the answer's fields needs an "
+                            "output_schema (without one the agent answers in text)")
     return scenario

@@ -5,8 +5,9 @@ measures the pairing against (`Agent(single_model=True)`, `agentpair run --singl
 This module owns what differs from the paired planner: the request (the page with its element
 refs, which the model must name itself, and each tool with its arguments), the system prompt, and
 the plan schema (one step: an act whose `args` follow the tool's argument schema, refs limited to
-those on the page the model saw, or a finish). There is no extract or code step: the model reads
-values off the page itself and puts them in its finish answer, and types any text it composes.
+those on the page the model saw that the tool can act on, or a finish). There is no extract or
+code step: the model reads values off the page itself and puts them in its finish answer, and
+types any text it composes.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def signature(schema: dict[str, Any]) -> str:
     return ", ".join(names) or "none"
 
 
-def args_schema(schema: dict[str, Any], refs: list[str], page: str = "") -> dict[str, Any]:
+def args_schema(schema: dict[str, Any], refs: list[str], page: str) -> dict[str, Any]:
     """A tool's argument schema for the planner: closed, a `ref` one of the `refs` on `page` the
     tool can act on (or empty where it is optional), free text bounded."""
     required = list(schema.get("required", []))

@@ -23,7 +23,7 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
         schema = tool.args_schema()
         ref = schema.get("properties", {}).get("ref")
         allowed = {"/ref": refs_fitting(observation.snapshot, observation.refs, ref.get("x-roles"))} \
-            if ref and refs else {}
+            if ref and observation.refs else {}
         return [FillRequest(kind="tool_args", instruction=step.instruction, context=context,
                             schema=schema, allowed=allowed)]
     if step.kind == "extract":
@@ -32,8 +32,11 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
     requests = [FillRequest(kind="code", instruction=step.instruction, context=context,
                             template=step.template)]
     if step.target:
+        typing = toolbox.get("type")
+        roles = typing.args_schema().get("properties", {}).get("ref", {}).get("x-roles") if typing else None
+        target = {"/ref": refs_fitting(observation.snapshot, observation.refs, roles)} if refs else {}
         requests.append(FillRequest(kind="tool_args", instruction=f"the element: {step.target}",
-                                    context=context, schema=TARGET_SCHEMA, allowed=refs))
+                                    context=context, schema=TARGET_SCHEMA, allowed=target))
     return requests
 
 

@@ -112,8 +112,7 @@ def test_the_single_model_schema_takes_one_tool_call_with_refs_from_the_page() -
     assert "e199" not in single_request(long_page).refs
 
 
-def test_the_single_model_schema_compiles_to_a_llama_cpp_grammar() -> None:
-    grammar = pytest.importorskip("llama_cpp.llama_grammar")
+def test_the_single_model_schema_offers_a_tool_only_the_refs_it_can_act_on() -> None:
     from tools.browser import Browser
 
     observation = Observation(snapshot=PAGE, refs=["e1", "e2"])
@@ -121,8 +120,16 @@ def test_the_single_model_schema_compiles_to_a_llama_cpp_grammar() -> None:
     schema = single_model.plan_schema(request)
     acts = {b["properties"].get("tool", {}).get("const"): b for b in schema["properties"]["steps"]["items"]["anyOf"]}
     ref_enum = {tool: acts[tool]["properties"]["args"]["properties"]["ref"]["enum"] for tool in ("type", "click", "check")}
-    assert ref_enum == {"type": ["e1"], "click": ["e1", "e2"], "check": ["e1", "e2"]}  # only a field can be typed into
-    gbnf = grammar.json_schema_to_gbnf(json.dumps(schema))
+    assert ref_enum == {"type": ["e1"], "click": ["e1", "e2"], "check": ["e1", "e2"]}  # no checkbox: every ref
+
+
+def test_the_single_model_schema_compiles_to_a_llama_cpp_grammar() -> None:
+    grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    from tools.browser import Browser
+
+    observation = Observation(snapshot=PAGE, refs=["e1", "e2"])
+    request = single_model.single_model_request(Task(goal="g"), observation, [], [], Browser().tools())
+    gbnf = grammar.json_schema_to_gbnf(json.dumps(single_model.plan_schema(request)))
     grammar.LlamaGrammar.from_string(gbnf, verbose=False)
 
 

@@ -4,6 +4,7 @@ and live on a changed site, which diverges at the first observation that shows t
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from agentpair.models import FillRequest, FillResult
 from agentpair.replay import replay
 from tests.doubles import ScriptedPlanner
 from tools.browser import Browser
+from tools.snapshot import refs_in
 
 PAGE = """<!doctype html><html><head><title>Profile</title></head><body>
 <form onsubmit="event.preventDefault(); document.getElementById('out').textContent = 'Saved ' +
@@ -47,6 +49,23 @@ class GroundingExecutor:
         label = re.search(r'"([^"]+)"', request.instruction).group(1)
         ref = re.search(rf'"{label}".*\[ref=(e\d+)\]', request.context).group(1)
         return {"ref": ref, "text": TEXTS[label]} if "text" in request.schema_["properties"] else {"ref": ref}
+
+
+def without_ref_roles(trace: str) -> str:
+    """A trace as an agentpair without `x-roles` wrote it: plain ref schemas, every ref allowed."""
+    rows = [json.loads(line) for line in trace.splitlines()]
+    for row in rows:
+        for tool in row.get("tools", []) if row.get("type") == "header" else []:
+            tool["args_schema"].get("properties", {}).get("ref", {}).pop("x-roles", None)
+        attributes = row.get("attributes") or {}
+        if "agentpair.fill_requests" in attributes:
+            requests = json.loads(attributes["agentpair.fill_requests"])
+            for request in requests:
+                request["schema"]["properties"].get("ref", {}).pop("x-roles", None)
+                if "/ref" in request["allowed"]:
+                    request["allowed"]["/ref"] = refs_in(request["context"])
+            attributes["agentpair.fill_requests"] = json.dumps(requests)
+    return "".join(json.dumps(row) + "\n" for row in rows)
 
 
 class Site:
@@ -98,6 +117,12 @@ async def test_browser_run_replays_recorded_and_live(site: Site, tmp_path: Path,
 
     code = await asyncio.to_thread(main, ["replay", str(trace), "--tools", "live", "--secret", "pw=hunter2-Sesame"])
     assert code == 0 and "matched the recording" in capsys.readouterr().out
+
+    older = tmp_path / "older.jsonl"  # as recorded before tools declared their refs' roles
+    older.write_text(without_ref_roles(trace.read_text()))
+    async with Browser() as browser:
+        live_older = await replay(older, tools="live", environment=browser, secrets=SECRETS)
+    assert live_older.matched and live_older.success, live_older.divergence
 
     site.button = "Store"
     async with Browser() as browser:

@@ -26,8 +26,6 @@ def ref_of(*roles: str) -> Any:
     return Field(description=f"the ref of a {' or '.join(roles)} from the latest observation, e.g. e7",
                  json_schema_extra={"x-roles": list(roles)})
 
-
-FIELD = ref_of("textbox", "searchbox", "combobox", "spinbutton")
 FIELD_INFO_JS = """e => ({password: (e.type || '').toLowerCase() === 'password',
   label: e.getAttribute('aria-label') || (e.labels && e.labels[0] ? e.labels[0].innerText.trim() : '')
     || e.placeholder || e.name || e.id || e.tagName.toLowerCase()})"""
@@ -51,7 +49,7 @@ class ClickArgs(BaseModel):
 
 
 class TypeArgs(BaseModel):
-    ref: str = FIELD
+    ref: str = ref_of("textbox", "searchbox", "combobox", "spinbutton", "slider")
     text: str = Field(description="text to put in the field (replaces its content); secrets as {{secret:name}}")
     submit: bool = Field(False, description="press Enter afterwards")
 

@@ -1,5 +1,6 @@
 """Shaping what the browser shows: trim an aria snapshot to a budget (interactive elements
-first), excerpt visible text, and hide secret and password values.
+first), excerpt visible text, and hide secret and password values; and reading it back: each
+ref's role, the refs of the roles a tool acts on, the ref of a named element.
 """
 
 from __future__ import annotations

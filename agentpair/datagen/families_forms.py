@@ -1,5 +1,6 @@
 """Planner episodes of three more task families: filling forms (registration, contact), extracting
-facts (product specs, table lookups: extract, then finish with the memory) and editing config
+facts (product specs, table lookups: extract, then finish with the facts: an object under
+the task's answer schema, else text) and editing config
 (code steps with templates)."""
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ def write(root: Path, text: str) -> None:
         ('goal = "x"\n[success]\nurl_contain = "/a"\n', "success.url_contain"),
         ('goal = "x"\nstart = "missing.html"\n[success]\n', "start"),
         ('goal = "x\n', "not valid TOML"),
+        ('goal = "x"\n[success.answer]\nprice = 1\n', "output_schema"),
     ],
 )
 def test_malformed_file_names_file_and_field(tmp_path: Path, text: str, field: str) -> None:

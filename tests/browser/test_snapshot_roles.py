@@ -1,0 +1,43 @@
+"""Reading roles back from a snapshot, and narrowing refs to the roles a tool acts on (no browser)."""
+
+from __future__ import annotations
+
+from agentpair.models import Step
+from agentpair.step_work import fill_requests
+from tools.base import Observation, Tool, Toolbox
+from tools.browser_actions import TypeArgs
+from tools.snapshot import ref_roles, refs_fitting
+
+SNAPSHOT = """- main [ref=e1]:
+  - link "Home" [ref=e2] [cursor=pointer]:
+    - /url: index.html
+  - 'textbox "Search: books" [ref=e3]'
+  - iframe [ref=e4]:
+    - textbox "Card number" [ref=f1e5]
+  - button "Go" [ref=e6]
+  - text: plain words"""
+REFS = ["e1", "e2", "e3", "e4", "f1e5", "e6"]
+
+
+def test_each_ref_has_the_role_of_its_line() -> None:
+    assert ref_roles(SNAPSHOT) == {"e1": "main", "e2": "link", "e3": "textbox", "e4": "iframe",
+                                   "f1e5": "textbox", "e6": "button"}
+
+
+def test_refs_narrow_to_the_roles_given_or_stay_whole() -> None:
+    assert refs_fitting(SNAPSHOT, REFS, ["textbox", "searchbox"]) == ["e3", "f1e5"]
+    assert refs_fitting(SNAPSHOT, REFS, None) == REFS
+    assert refs_fitting(SNAPSHOT, REFS, ["checkbox"]) == REFS  # none fits: the tool says what it needs
+    assert refs_fitting(SNAPSHOT, ["e2", "e3"], ["textbox"]) == ["e3"]  # only refs the page offers
+
+
+def test_a_code_steps_element_is_one_that_can_be_typed_into() -> None:
+    async def run(args):  # never called
+        raise AssertionError
+
+    toolbox = Toolbox([Tool(name="type", description="type", args_model=TypeArgs, run=run)])
+    step = Step(kind="code", instruction="fill the config", template="a = {{a}}", target="the Config box")
+    observation = Observation(snapshot=SNAPSHOT, refs=REFS)
+    code, element = fill_requests(step, "ctx", observation, toolbox)
+    assert code.kind == "code" and element.allowed == {"/ref": ["e3", "f1e5"]}
+    assert fill_requests(step, "ctx", observation, Toolbox())[1].allowed == {"/ref": REFS}  # no type tool
