@@ -15,29 +15,33 @@ TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "r
 def fill_requests(step: Step, context: str, observation: Observation, toolbox: Toolbox) -> list[FillRequest]:
     """The executor's work for one step: none when the planner wrote the args or the tool is
     unknown, two for a targeted code step (the text, then the element to type it into)."""
-    refs = {"/ref": list(observation.refs)} if observation.refs else {}
     if step.kind == "act":
         tool = toolbox.get(step.tool or "")
         if tool is None or step.args is not None:
             return []
         schema = tool.args_schema()
-        ref = schema.get("properties", {}).get("ref")
-        allowed = {"/ref": refs_fitting(observation.snapshot, observation.refs, ref.get("x-roles"))} \
-            if ref and observation.refs else {}
         return [FillRequest(kind="tool_args", instruction=step.instruction, context=context,
-                            schema=schema, allowed=allowed)]
+                            schema=schema, allowed=allowed_refs(observation, schema))]
     if step.kind == "extract":
         return [FillRequest(kind="extract", instruction=step.instruction, context=context,
                             schema=step.schema_)]
     requests = [FillRequest(kind="code", instruction=step.instruction, context=context,
                             template=step.template)]
     if step.target:
-        typing = toolbox.get("type")
-        roles = typing.args_schema().get("properties", {}).get("ref", {}).get("x-roles") if typing else None
-        target = {"/ref": refs_fitting(observation.snapshot, observation.refs, roles)} if refs else {}
+        typing = toolbox.get("type")  # the code is typed in: its element is one `type` can act on
+        allowed = allowed_refs(observation, typing.args_schema() if typing else TARGET_SCHEMA)
         requests.append(FillRequest(kind="tool_args", instruction=f"the element: {step.target}",
-                                    context=context, schema=TARGET_SCHEMA, allowed=target))
+                                    context=context, schema=TARGET_SCHEMA, allowed=allowed))
     return requests
+
+
+def allowed_refs(observation: Observation, tool_schema: dict[str, Any]) -> dict[str, list[str]]:
+    """The refs a tool's `ref` may name on this page: those of the roles it declares (`x-roles`),
+    else all; none when it takes no ref or the page has none."""
+    ref = tool_schema.get("properties", {}).get("ref")
+    if ref is None or not observation.refs:
+        return {}
+    return {"/ref": refs_fitting(observation.snapshot, observation.refs, ref.get("x-roles"))}
 
 
 def tool_call(step: Step, fills: list[FillResult]) -> tuple[str, dict[str, Any]]:
