@@ -37,11 +37,13 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
 
 def allowed_refs(observation: Observation, tool_schema: dict[str, Any]) -> dict[str, list[str]]:
     """The refs a tool's `ref` may name on this page: those of the roles it declares (`x-roles`),
-    else all; none when it takes no ref or the page has none."""
+    else all, and "" first where the ref is optional (`read` the whole page, `wait_for` a text);
+    none when it takes no ref or the page has none."""
     ref = tool_schema.get("properties", {}).get("ref")
     if ref is None or not observation.refs:
         return {}
-    return {"/ref": refs_fitting(observation.snapshot, observation.refs, ref.get("x-roles"))}
+    optional = [] if "ref" in tool_schema.get("required", []) else [""]
+    return {"/ref": optional + refs_fitting(observation.snapshot, observation.refs, ref.get("x-roles"))}
 
 
 def tool_call(step: Step, fills: list[FillResult]) -> tuple[str, dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agentpair.models import Step
 from agentpair.step_work import fill_requests
 from tools.base import Observation, Tool, Toolbox
-from tools.browser_actions import TypeArgs
+from tools.browser_actions import ClickArgs, ReadArgs, TypeArgs
 from tools.snapshot import ref_roles, refs_fitting
 
 SNAPSHOT = """- main [ref=e1]:
@@ -41,3 +41,18 @@ def test_a_code_steps_element_is_one_that_can_be_typed_into() -> None:
     code, element = fill_requests(step, "ctx", observation, toolbox)
     assert code.kind == "code" and element.allowed == {"/ref": ["e3", "f1e5"]}
     assert fill_requests(step, "ctx", observation, Toolbox())[1].allowed == {"/ref": REFS}  # no type tool
+
+
+def test_an_optional_ref_may_be_left_empty_and_a_required_one_may_not() -> None:
+    async def run(args):  # never called
+        raise AssertionError
+
+    toolbox = Toolbox([Tool(name="read", description="read", args_model=ReadArgs, run=run),
+                       Tool(name="click", description="click", args_model=ClickArgs, run=run)])
+    observation = Observation(snapshot=SNAPSHOT, refs=REFS)
+
+    def allowed(tool: str) -> list[str]:
+        step = Step(kind="act", instruction="x", tool=tool)
+        return fill_requests(step, "ctx", observation, toolbox)[0].allowed["/ref"]
+    assert allowed("read") == ["", *REFS]  # "" reads the whole page
+    assert allowed("click") == REFS
