@@ -85,3 +85,12 @@ def test_a_rendered_split_holds_run_time_requests(tmp_path: Path) -> None:
             assert request.history
     again = build(tmp_path, {"heldout": 7})  # from the page cache: the same file
     assert again["heldout"].read_text() == paths["heldout"].read_text()
+
+
+def test_only_training_sites_carry_the_extra_chrome() -> None:
+    def pages(split: str) -> list[str]:
+        return [call.screen.html for episode, take in _calls(split, 140) for call in episode.calls[:take]]
+    train, heldout = pages("train"), pages("heldout")
+    assert not any("<aside>" in page or "Shopping bag (0)" in page for page in heldout)
+    assert sum("<aside>" in page for page in train) > len(train) / 4
+    assert any(re.search(r"<nav>.*>Sign in</a>.*</nav>", page) for page in train)  # a second way in

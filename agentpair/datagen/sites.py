@@ -199,8 +199,18 @@ def typo(rng: random.Random, text: str) -> str:
     return text[:i] + text[i + 1] + text[i] + text[i + 2:]
 
 
+# Chrome that real sites carry and a training site may too: task-like links in the nav (a second
+# "Sign in" beside the form), side blocks and footer links, so the planner learns to look past them.
+CHROME_LINKS = ["Sign in", "My account", "Shopping bag (0)", "Contact", "Support", "Wishlist"]
+FOOTER_LINKS = ["Privacy", "Terms of use", "Cookies", "Accessibility", "Sitemap", "Imprint"]
+ASIDES = [("New here?", "Create an account in two minutes."), ("Free delivery", "On orders over $50."),
+          ("Need a hand?", "Our team answers within a day."), ("Newsletter", "News and offers once a month."),
+          ("Opening hours", "Monday to Friday, 9 to 5."), ("Gift cards", "Give the choice.")]
+
+
 class Site:
-    """A generated site: its name and the chrome (nav links, footer) every page of it shares."""
+    """A generated site: its name and the chrome (nav links, side blocks, footer) every page of it
+    shares; only training sites get the extra chrome, so held-out sites stay as they were."""
 
     def __init__(self, rng: random.Random, vocab: Vocab, nav: int = 3) -> None:
         self.rng, self.vocab = rng, vocab
@@ -208,10 +218,19 @@ class Site:
         self.nav = vocab.pick(rng, "nav", nav)
         self.footer = rng.choice([f"© 2024 {self.name}", f"{self.name} Ltd.",
                                   f"Call {rng.randint(200, 999)}-{rng.randint(1000, 9999)}"])
+        self.extra_links: list[str] = []
+        self.footer_links: list[str] = []
+        self.asides: list[tuple[str, str]] = []
+        if vocab.split == "train":  # decided before any draw, so held-out episodes are unchanged
+            self.extra_links = rng.sample(CHROME_LINKS, rng.randint(0, 2))
+            self.footer_links = rng.sample(FOOTER_LINKS, rng.randint(0, 3))
+            self.asides = rng.sample(ASIDES, rng.randint(0, 2))
 
     def screen(self, path: str, title: str, *parts: str, nav: bool = True) -> Screen:
-        links = " ".join(a(t) for t in self.nav) if nav else ""
-        body = f"<nav>{links}</nav><main>{''.join(parts)}</main><footer>{esc(self.footer)}</footer>"
+        links = " ".join(a(t) for t in [*self.nav, *self.extra_links]) if nav else ""
+        aside = f"<aside>{''.join(h(t, 2) + p(x) for t, x in self.asides)}</aside>" if self.asides else ""
+        footer = esc(self.footer) + "".join(" " + a(t) for t in self.footer_links)
+        body = f"<nav>{links}</nav><main>{''.join(parts)}</main>{aside}<footer>{footer}</footer>"
         return Screen(self.name, path, f"{title} - {self.name}" if title else self.name, body)
 
     def person(self) -> tuple[str, str]:
