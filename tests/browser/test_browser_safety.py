@@ -25,6 +25,15 @@ def kinds(browser: Browser) -> list[str]:
     return [e.kind for e in browser.violations()]
 
 
+async def until(happened, timeout: float = 10.0) -> None:
+    """Wait for an event the browser reports asynchronously; a fixed sleep races a loaded CI machine."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not happened():
+        assert loop.time() < deadline, "timed out waiting for the browser event"
+        await asyncio.sleep(0.05)
+
+
 async def test_goto_outside_origin_is_refused(home: Browser, outside) -> None:
     result = await call(home, "goto", url=outside.url + "/steal")
     assert not result.ok and "not an allowed origin" in result.error
@@ -52,7 +61,7 @@ async def test_redirect_within_origin_is_followed(home: Browser, site) -> None:
 
 async def test_script_navigation_is_blocked_and_reported_next(home: Browser, site, outside) -> None:
     await click(home, "button", "Script jump")
-    await asyncio.sleep(0.3)
+    await until(lambda: kinds(home))
     obs = await home.observe()
     assert any("not an allowed origin" in n for n in obs.notices)
     assert obs.url == site.url + "/" and outside.hits == []
@@ -62,14 +71,15 @@ async def test_script_navigation_is_blocked_and_reported_next(home: Browser, sit
 
 async def test_popup_to_outside_is_closed(home: Browser, outside) -> None:
     await click(home, "button", "Open partner")
-    await asyncio.sleep(0.3)
+    await until(lambda: kinds(home))
+    await until(lambda: len(home.page.context.pages) == 1)
     assert kinds(home) == ["popup"] and outside.hits == []
     assert len(home.page.context.pages) == 1
 
 
 async def test_popup_within_origin_becomes_active(home: Browser, site) -> None:
     await click(home, "button", "Open local tab")
-    await asyncio.sleep(0.3)
+    await until(lambda: home.page.url == site.url + "/page2.html")
     obs = await home.observe()
     assert obs.url == site.url + "/page2.html" and home.violations() == []
     await home.page.close()
@@ -78,7 +88,7 @@ async def test_popup_within_origin_becomes_active(home: Browser, site) -> None:
 
 async def test_download_is_refused(home: Browser) -> None:
     await click(home, "link", "Get report")
-    await asyncio.sleep(0.3)
+    await until(lambda: kinds(home))
     assert "download" in kinds(home)
 
 
