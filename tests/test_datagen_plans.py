@@ -94,3 +94,16 @@ def test_only_training_sites_carry_the_extra_chrome() -> None:
     assert not any("<aside>" in page or "Shopping bag (0)" in page for page in heldout)
     assert sum("<aside>" in page for page in train) > len(train) / 4
     assert any(re.search(r"<nav>.*>Sign in</a>.*</nav>", page) for page in train)  # a second way in
+
+
+def test_only_training_goals_go_on_past_the_page_they_name() -> None:
+    """A second stage (reply or setting) and a partial extraction to repair are training-only."""
+    def thoughts(split: str) -> list[list[str]]:
+        return [[call.thought for call in episode.calls] for episode, _ in _calls(split, 600)]
+    train, heldout = thoughts("train"), thoughts("heldout")
+    staged = [t for t in train if "Write the reply and send it." in t or any(x.startswith("Set ") for x in t)]
+    repaired = [t for t in train if any(x.startswith("The extraction missed") for x in t)]
+    assert staged and repaired
+    assert all(t[-1] == "The goal is done." and t.index("The goal is done.") == len(t) - 1 for t in staged)
+    assert not any("Write the reply and send it." in t or any(x.startswith(("Set ", "The extraction missed"))
+                                                              for x in t) for t in heldout)

@@ -11,10 +11,10 @@ from agentpair.datagen.plan_vocab import Words
 from agentpair.datagen.sites import (PASSWORD, Call, Episode, Screen, Site, a, alert, back, button,
                                      choose, click, field_, finish, h, p, select, slug, stale,
                                      type_in, typo)
+from agentpair.datagen.stages import DONE, second_stage
 from agentpair.datagen.vocab import Vocab
 
 FAIL = 0.35  # share of episodes with one failed step the planner must repair
-DONE = "The goal is done."
 
 
 def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
@@ -28,6 +28,10 @@ def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     target = rng.choice(pages) if rng.random() < 0.6 else ""
     then = words.goal(rng, "login_then", page=target) if target else ""
     goal = words.goal(rng, "login", site=site.name, user=user, then=then)
+    # training only, checked before any draw so held-out episodes are unchanged
+    stage = second_stage(rng, site, target, "/account/" + slug(target)) if (
+        words.split == "train" and target and rng.random() < 0.5) else None
+    goal += stage.tail if stage else ""
 
     def form(user_value: str = "", secret: str = "", error: str = "") -> Screen:
         return site.screen("/login", sign_in, h(sign_in), alert(error) if error else "",
@@ -63,6 +67,8 @@ def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
                             f"<ul>{links}</ul>", button("Sign out"))
     if target:
         calls.append(Call(dashboard, f"Signed in; open the {target} page.", [click("link", target)]))
+        if stage:
+            return Episode("login", site.name, goal, calls + stage.calls, secrets={"password": secret})
         final = site.screen("/account/" + slug(target), target, h(target),
                             p(rng.choice(["Nothing new here.", "All up to date.", "No changes since last month."])))
         calls.append(Call(final, DONE, [finish(f"Signed in and opened the {target} page", [target])]))
@@ -133,6 +139,9 @@ def navigate(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     target = rng.choice(leaves) if deep else section
     goal = (words.goal(rng, "navigate_deep", site=site.name, section=section, target=target) if deep
             else words.goal(rng, "navigate", site=site.name, target=target))
+    path = "/" + slug(section) + "/" + slug(target) if deep else "/" + slug(target)
+    stage = second_stage(rng, site, target, path) if words.split == "train" and rng.random() < 0.3 else None
+    goal += stage.tail if stage else ""
 
     blurb = p(rng.choice(["Open daily from 9 to 5.", "Made with care since 1998."]))
 
@@ -159,6 +168,8 @@ def navigate(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
             calls.append(Call(page(other, []), f"This is {other}, not {section}; go back.", [back()]))
     if deep:
         calls.append(Call(page(section, leaves), f"Open {target} under {section}.", [click("link", target)]))
+    if stage:
+        return Episode("navigate", site.name, goal, calls + stage.calls)
     calls.append(Call(page(target, []), DONE, [finish(f"Opened the {target} page", [target])]))
     return Episode("navigate", site.name, goal, calls)
 

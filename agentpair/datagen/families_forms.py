@@ -137,6 +137,14 @@ def extract_facts(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     output_schema = schema if rng.random() < 0.5 else None
     step = extract(f"extract the {words_asked} of the {target}", schema, output, [target])
     calls.append(Call(sheet(target), "Read the facts off this page.", [step]))
+    if words.split == "train" and rng.random() < FAIL:  # training only, checked before any draw
+        missing = rng.sample(list(output), rng.randint(1, len(output) - 1))
+        calls[-1].ran = [step.ran(output={k: v for k, v in output.items() if k not in missing})]
+        again = {"type": "object", "required": missing, "properties": {k: props[k] for k in missing}}
+        said = " and ".join(missing)
+        calls.append(Call(sheet(target), f"The extraction missed {said}; extract {'them' if len(missing) > 1 else 'it'} again.",
+                          [extract(f"extract the {said} of the {target}", again,
+                                   {k: output[k] for k in missing}, [target])]))
     calls.append(Call(sheet(target), "The facts are extracted; report them.",
                       [finish(report(output, output_schema), [_number(v) for v in output.values()],
                               "report the extracted facts")]))

@@ -1,0 +1,65 @@
+"""A second stage for training goals: once the page a goal names is open, send a reply or change a
+setting there, so the planner learns that reaching a page does not always end the goal."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from agentpair.datagen.sites import (Call, Move, Screen, Site, alert, button, choose, click, finish, h, p,
+                                     select, textarea, type_in)
+
+DONE = "The goal is done."
+REPLIES = ["We have sent a replacement.", "Your refund is on its way.", "Thanks, we fixed the address.",
+           "The order ships on Monday.", "Please send us a photo of the damage.",
+           "Your account is unlocked now.", "We will call you tomorrow morning."]
+ASKS = ["My parcel arrived damaged.", "Where is my refund?", "I cannot sign in any more.",
+        "Please change my delivery address.", "When will my order ship?"]
+REPLY_FIELDS = ["Reply", "Your reply", "Message", "Answer", "Write a reply", "Comment"]
+SEND = ["Send reply", "Send", "Post reply", "Reply", "Submit reply"]
+SAVE = ["Save", "Save changes", "Update", "Apply", "Save settings"]
+SETTINGS = {"Session timeout": ["5 minutes", "15 minutes", "30 minutes", "1 hour"],
+            "Language": ["English", "French", "German", "Spanish"],
+            "Time zone": ["UTC", "Europe/Paris", "America/New_York", "Asia/Tokyo"],
+            "Currency": ["USD", "EUR", "GBP", "JPY"], "Items per page": ["10", "25", "50", "100"],
+            "Theme": ["Light", "Dark", "System"], "Email digest": ["Daily", "Weekly", "Never"]}
+TAILS = {"reply": [" Then send this reply there: {text}", " Once there, reply with: {text}",
+                   " On that page, post the reply \"{text}\""],
+         "setting": [" Then set {setting} to {value} and save it.", " There, change {setting} to {value} and save.",
+                     " On that page, switch {setting} to {value}; save the change."]}
+
+
+@dataclass
+class Stage:
+    """What the goal adds (tail), and the calls that carry it out on the named page."""
+
+    tail: str
+    calls: list[Call]
+
+
+def second_stage(rng: random.Random, site: Site, page: str, path: str) -> Stage:
+    title = page
+    if rng.random() < 0.5:
+        text, label, send = rng.choice(REPLIES), rng.choice(REPLY_FIELDS), rng.choice(SEND)
+        ask = p(f"Customer wrote: {rng.choice(ASKS)}")
+
+        def screen(note: str = "") -> Screen:
+            return site.screen(path, title, h(title), alert(note) if note else "", ask, textarea(label), button(send))
+        moves: list[Move] = [type_in(label, text), click("button", send)]
+        tail = rng.choice(TAILS["reply"]).format(text=text)
+        thought, answer, said, note = "Write the reply and send it.", f"Sent the reply: {text}", [text], "Reply sent."
+    else:
+        names = rng.sample(list(SETTINGS), 3)
+        setting = rng.choice(names)
+        value = rng.choice(SETTINGS[setting][1:])
+        save = rng.choice(SAVE)
+
+        def screen(note: str = "") -> Screen:
+            shown = {n: value if note and n == setting else SETTINGS[n][0] for n in names}
+            selects = "".join(select(n, SETTINGS[n], shown[n]) for n in names)
+            return site.screen(path, title, h(title), alert(note) if note else "", selects, button(save))
+        moves = [choose(setting, value), click("button", save)]
+        tail = rng.choice(TAILS["setting"]).format(setting=setting, value=value)
+        thought, answer, said, note = f"Set {setting} and save.", f"Set {setting} to {value}", [value], "Changes saved."
+    calls = [Call(screen(), thought, moves), Call(screen(note), DONE, [finish(answer, said)])]
+    return Stage(tail, calls)
