@@ -63,3 +63,15 @@ def test_records_are_valid_and_fit_their_canvases():
             assert r["target"]["ref"] in r["allowed"]["/ref"]
         e = encode_record(vocab, r)
         assert e.slots and max(e.slots) < len(e.canvas)
+
+
+def test_tool_records_offer_the_refs_a_run_offers():
+    """As at run time (step_work.allowed_refs): a tool's refs narrowed to its roles, "" first
+    where the ref is optional, so `read` learns to take the whole page."""
+    tools = [r for r in offline_records("train", 40) if r["kind"] == "tool_args"]
+    reads = [r for r in tools if r["tool"] == "read"]
+    assert {r["target"]["ref"] == "" for r in reads} == {True, False}
+    assert all(r["allowed"]["/ref"][0] == "" for r in reads)
+    every = {r["page"]: set(r["allowed"]["/ref"]) for r in tools if r["tool"] == "click"}
+    typed = [r for r in tools if r["tool"] == "type" and r["page"] in every]
+    assert typed and all(set(r["allowed"]["/ref"]) < every[r["page"]] for r in typed)

@@ -1,5 +1,5 @@
 """Training examples from one rendered page: tool calls (click, type, select, check, target,
-goto, scroll, press), extractions (with fields absent from the page as "") and code templates."""
+goto, scroll, press, read), extractions (with fields absent from the page as "") and code templates."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from typing import Any
 from agentpair.datagen.pages import El, Page, code, person
 from agentpair.datagen.vocab import Vocab
 from agentpair.models import Task
-from agentpair.step_work import TARGET_SCHEMA
+from agentpair.step_work import TARGET_SCHEMA, allowed_refs
 from agentpair.render import executor_context
 from tools.base import Observation
-from tools.browser_actions import (CheckArgs, ClickArgs, GotoArgs, PressArgs, ScrollArgs,
+from tools.browser_actions import (CheckArgs, ClickArgs, GotoArgs, PressArgs, ReadArgs, ScrollArgs,
                                    SelectArgs, TypeArgs)
 
 SCHEMAS = {name: model.model_json_schema() for name, model in (
     ("click", ClickArgs), ("type", TypeArgs), ("select", SelectArgs), ("check", CheckArgs),
-    ("goto", GotoArgs), ("scroll", ScrollArgs), ("press", PressArgs))}
+    ("goto", GotoArgs), ("scroll", ScrollArgs), ("press", PressArgs), ("read", ReadArgs))}
 SCHEMAS["target"] = TARGET_SCHEMA
 MISSING_KEYS = ["discount_code", "sku", "fax", "warranty", "email", "coupon", "isbn",
                 "tracking_number", "manager", "vat_id"]
@@ -33,6 +33,10 @@ CHECK_ON = ["Tick {l}", "Enable {l}", "Turn on {l}", "Check the {l} box", "Switc
 CHECK_OFF = ["Untick {l}", "Disable {l}", "Turn off {l}", "Uncheck the {l} box", "Switch {l} off"]
 TARGET = ["the {l} {k}", "{l} {k}", "the '{l}' {k}", "{l}"]
 SUBMIT = [" and press Enter", " and submit", ", then hit Enter"]
+READ_PAGE = ["Read the page", "Read the whole page", "Read all the text on this page",
+             "Get the page's text", "Read what the page says"]
+READ_ONE = ["Read the {l} {k}", "Read the value of {l}", "What does the {l} {k} say?",
+            "Get the text of the '{l}' {k}"]
 EMPTY_NOTE = ["(empty if not shown)", "(\"\" if missing)", "(leave empty when absent)"]
 
 
@@ -106,6 +110,18 @@ def act_examples(rng: random.Random, page: Page, refs: dict[str, str], vocab: Vo
     if rng.random() < 0.2:
         key = rng.choice(["Enter", "Escape", "Tab", "Control+A", "PageDown"])
         out.append(_tool("press", f"Press {key}", {"key": key}))
+    return out
+
+
+def read_examples(page: Page, refs: dict[str, str]) -> list[dict[str, Any]]:
+    """`read` calls: the whole page (ref "", as the tool allows) or one element. Drawn from a
+    generator of their own, so the other examples of the page stay as they were."""
+    rng = random.Random(page.html)
+    out = [_tool("read", rng.choice(READ_PAGE), {"ref": ""})] if rng.random() < 0.3 else []
+    named = [e for e in page.elements if e.key in refs and e.kind in ("textbox", "select", "link")]
+    if named and rng.random() < 0.3:
+        e = rng.choice(named)
+        out.append(_tool("read", rng.choice(READ_ONE).format(l=e.label, k=_kind_word(e)), {"ref": refs[e.key]}))
     return out
 
 
@@ -200,11 +216,11 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
     task = Task(goal=page.goal, start_url=obs.url, secrets=page.secrets)
     context = executor_context(task, obs, memory)
     out = act_examples(rng, page, refs, vocab) + extract_examples(rng, page) + \
-        code_examples(rng, page, obs.url, vocab)
+        code_examples(rng, page, obs.url, vocab) + read_examples(page, refs)
     for ex in out:
         ex["context"] = context
-        ex["allowed"] = {"/ref": obs.refs} if "ref" in ex.get("schema", {}).get("properties", {}) \
-            else {}
+        # the refs a run offers: those of the tool's roles, "" first where the ref is optional
+        ex["allowed"] = allowed_refs(obs, ex["schema"]) if ex["kind"] == "tool_args" else {}
         ex["family"] = page.family
     return out
 
