@@ -1,5 +1,5 @@
-"""Synthetic web pages in seven families (form, search, products, table, menu, settings,
-article), each with distractors, as HTML plus the facts and elements tasks are built from.
+"""Synthetic web pages in eight families (form, search, products, table, menu, settings,
+article, spec sheet), each with distractors, as HTML plus the facts and elements tasks are built from.
 Interactive elements carry data-k keys so rendering can map them to snapshot refs."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentpair.datagen.plan_vocab import SPLIT_LABELS, UNITS, WHOLE
 from agentpair.datagen.vocab import Vocab
 
-FAMILIES = ("form", "search", "products", "table", "menu", "settings", "article")
+FAMILIES = ("form", "search", "products", "table", "menu", "settings", "article", "spec")
 
 
 @dataclass
@@ -234,9 +235,47 @@ def article_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
                   f"Read about {topic} on {site}", facts)
 
 
+def _spec_value(rng: random.Random, spec: str) -> float | int:
+    return rng.choice([4, 8, 16, 32, 64, 128, 256]) if spec in WHOLE else round(rng.uniform(0.5, 9.5), 2)
+
+
+def _money(value: float) -> str:
+    return f"${value:,.0f}" if value == int(value) else f"${value:,.2f}"
+
+
+def spec_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
+    """A product's spec sheet the way shops write one: a price over $1,000 with a thousands
+    separator next to a struck-out old price, values with units and trailing notes, and a
+    comparison table of sibling products as distractors."""
+    b = _Builder(rng, vocab)
+    b.nav(rng.randint(2, 4))
+    specs = rng.sample(SPLIT_LABELS[vocab.split]["spec"], 3)
+    key = {s: f"{s.lower()}_{UNITS[s].lower()}" for s in specs}
+    names = _distinct(rng, lambda: product(rng, vocab), rng.randint(2, 3))
+    records = [{"name": n, "price_usd": float(rng.randint(150, 2999)) if rng.random() < 0.6 else price(rng),
+                **{key[s]: _spec_value(rng, s) for s in specs}} for n in names]
+    main = records[0]
+    was = main["price_usd"] + rng.choice([50, 100, 200])
+    b.add(f"<h1>{main['name']}</h1><p>${main['price_usd']:,.2f} <s>${was:,.2f}</s> - save ${was - main['price_usd']:,.0f}</p>")
+    b.add(b.el("button", "Add to cart") + " " + b.el("button", "Add to compare"))
+    notes = ["", "", " (approx.)", " typical", " *"]
+    rows = "".join(f"<tr><th>{s}</th><td>{main[key[s]]:g} {UNITS[s]}{rng.choice(notes)}</td></tr>" for s in specs)
+    b.add(f"<table><caption>Specifications</caption>{rows}</table><h2>Compare</h2>")
+    head = "".join(f"<th>{s}</th>" for s in specs[:2])
+    sibs = "".join(f"<tr><td>{b.el('link', r['name'], href='/p/' + r['name'].lower().replace(' ', '-'))}</td>"
+                   f"<td>{_money(r['price_usd'])}</td>" + "".join(f"<td>{r[key[s]]:g} {UNITS[s]}</td>" for s in specs[:2])
+                   + "</tr>" for r in records[1:])
+    b.add(f"<table><tr><th>Model</th><th>Price</th>{head}</tr>{sibs}</table>")
+    siblings = [{k: v for k, v in r.items() if k in ("name", "price_usd", *(key[s] for s in specs[:2]))}
+                for r in records[1:]]
+    path = "/p/" + main["name"].lower().replace(" ", "-")
+    return b.page("spec", site, f"{main['name']} - {site}", path, f"Look up the {main['name']} on {site}",
+                  {"product": main["name"]}, records=[main, *siblings])
+
+
 BUILDERS = {"form": form_page, "search": search_page, "products": products_page,
             "table": table_page, "menu": menu_page, "settings": settings_page,
-            "article": article_page}
+            "article": article_page, "spec": spec_page}
 
 
 def make_page(rng: random.Random, vocab: Vocab) -> Page:
