@@ -246,12 +246,14 @@ def _money(value: float) -> str:
 def spec_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
     """A product's spec sheet the way shops write one: a price over $1,000 with a thousands
     separator next to a struck-out old price, values with units and trailing notes, and a
-    comparison table of sibling products as distractors."""
+    comparison table of sibling products with lookalike names as distractors."""
     b = _Builder(rng, vocab)
     b.nav(rng.randint(2, 4))
     specs = rng.sample(SPLIT_LABELS[vocab.split]["spec"], 3)
     key = {s: f"{s.lower()}_{UNITS[s].lower()}" for s in specs}
-    names = _distinct(rng, lambda: product(rng, vocab), rng.randint(2, 3))
+    item, color = vocab.one(rng, "item"), vocab.one(rng, "color")  # siblings differ by a word or two
+    names = _distinct(rng, lambda: f"{rng.choice([color, vocab.one(rng, 'color')])} "
+                      f"{vocab.one(rng, 'material')} {item}", rng.randint(2, 3))
     records = [{"name": n, "price_usd": float(rng.randint(150, 2999)) if rng.random() < 0.6 else price(rng),
                 **{key[s]: _spec_value(rng, s) for s in specs}} for n in names]
     main = records[0]
