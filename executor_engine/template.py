@@ -18,6 +18,7 @@ from executor_engine.canvas import Canvas, ChoiceSlot, NumberSlot, Slot, TextSlo
 
 HOLE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)(?::(\d+))?\}\}")
 HOLE_ROOM = 16  # tokens of a hole written without a size
+MAX_HOLE_ROOM = 64  # a larger size (a planner once wrote {{port:8080}}) is clamped, as maxLength is
 STRING_ROOM = 16  # tokens of a string without maxLength (and at most, with one)
 MAX_STRING_ROOM = 48
 ARRAY_ROOM = 3  # items of an array without maxItems
@@ -59,7 +60,8 @@ class Compiled:
 
 
 def compile_template(vocab: Vocab, template: str, allowed: dict[str, list[Any]]) -> Compiled:
-    """Code with holes `{{name:24}}` (at most 24 tokens) or `{{name}}` (HOLE_ROOM tokens)."""
+    """Code with holes `{{name:24}}` (at most 24 tokens, never more than MAX_HOLE_ROOM) or
+    `{{name}}` (HOLE_ROOM tokens)."""
     canvas, pieces, seen, at = Canvas(vocab), [], set(), 0
     for m in HOLE.finditer(template):
         name, size = m.group(1), m.group(2)
@@ -71,8 +73,10 @@ def compile_template(vocab: Vocab, template: str, allowed: dict[str, list[Any]])
         if "/" + name in allowed:
             slot: Slot = _choice(vocab, allowed["/" + name], [str(v) for v in allowed["/" + name]],
                                  "/" + name)
+        elif size is not None and int(size) == 0:
+            raise TemplateError(f"hole {name!r} has room for 0 tokens")
         else:
-            slot = TextSlot(vocab, int(size) if size else HOLE_ROOM)
+            slot = TextSlot(vocab, min(int(size), MAX_HOLE_ROOM) if size else HOLE_ROOM)
         pieces.append(canvas.add_slot(slot))
         at = m.end()
     canvas.add_text(template[at:])

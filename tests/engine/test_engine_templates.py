@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from executor_engine import Engine, FillInput, TemplateError, ThresholdSampler
-from executor_engine.template import compile_schema, compile_template
+from executor_engine.template import MAX_HOLE_ROOM, compile_schema, compile_template
 
 AWKWARD = ['say "hi"', "back\\slash", "two\nlines", "café naïve €", "it's \\ \"fine\"", ""]
 
@@ -170,6 +170,11 @@ def test_template_errors(engines: dict[str, Engine]) -> None:
         compile_template(vocab, "{{a}}", {"/b": ["x"]})
     compiled = compile_template(vocab, "pw = '{{secret:password}}'; n = {{n:2}}", {})
     assert len(compiled.canvas.owner) == 2  # secret placeholders stay literal text
+    with pytest.raises(TemplateError, match="'n' has room for 0 tokens"):
+        compile_template(vocab, "{{n:0}}", {})
+    # a size meant as a value ({{port:8080}}) would make a canvas the fill never finishes
+    huge = compile_template(vocab, '"port": {{port:8080}}', {})
+    assert len(huge.canvas.owner) == MAX_HOLE_ROOM
 
 
 def test_text_ends_at_its_first_pad(engines: dict[str, Engine]) -> None:
