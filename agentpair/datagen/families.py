@@ -31,7 +31,7 @@ def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     # training only, checked before any draw so held-out episodes are unchanged
     stage = second_stage(rng, site, target, "/account/" + slug(target)) if (
         words.split == "train" and target and rng.random() < 0.5) else None
-    goal += stage.tail if stage else ""
+    goal = stage.extend(goal) if stage else goal
 
     def form(user_value: str = "", secret: str = "", error: str = "") -> Screen:
         return site.screen("/login", sign_in, h(sign_in), alert(error) if error else "",
@@ -141,7 +141,7 @@ def navigate(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
             else words.goal(rng, "navigate", site=site.name, target=target))
     path = "/" + slug(section) + "/" + slug(target) if deep else "/" + slug(target)
     stage = second_stage(rng, site, target, path) if words.split == "train" and rng.random() < 0.3 else None
-    goal += stage.tail if stage else ""
+    goal = stage.extend(goal) if stage else goal
 
     blurb = p(rng.choice(["Open daily from 9 to 5.", "Made with care since 1998."]))
 

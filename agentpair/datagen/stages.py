@@ -24,9 +24,11 @@ SETTINGS = {"Session timeout": ["5 minutes", "15 minutes", "30 minutes", "1 hour
             "Currency": ["USD", "EUR", "GBP", "JPY"], "Items per page": ["10", "25", "50", "100"],
             "Theme": ["Light", "Dark", "System"], "Email digest": ["Daily", "Weekly", "Never"]}
 TAILS = {"reply": [" Then send this reply there: {text}", " Once there, reply with: {text}",
-                   " On that page, post the reply \"{text}\""],
+                   " On that page, post the reply \"{text}\"", " and send the customer this reply: {text}",
+                   ", then reply: {text}"],
          "setting": [" Then set {setting} to {value} and save it.", " There, change {setting} to {value} and save.",
-                     " On that page, switch {setting} to {value}; save the change."]}
+                     " On that page, switch {setting} to {value}; save the change.",
+                     ", set {setting} to {value} there and save it.", " and change {setting} to {value}."]}
 
 
 @dataclass
@@ -35,6 +37,11 @@ class Stage:
 
     tail: str
     calls: list[Call]
+
+    def extend(self, goal: str) -> str:
+        """The goal with this stage: a new sentence, or inside the goal's last one (as the
+        bundled goals write it: "sign in ..., open ticket #4821 and send ... this reply: ...")."""
+        return goal[:-1] + self.tail if self.tail.startswith((",", " and")) else goal + self.tail
 
 
 def second_stage(rng: random.Random, site: Site, page: str, path: str) -> Stage:
