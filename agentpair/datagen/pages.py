@@ -264,14 +264,15 @@ def spec_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
     rows = "".join(f"<tr><th>{s}</th><td>{main[key[s]]:g} {UNITS[s]}{rng.choice(notes)}</td></tr>" for s in specs)
     b.add(f"<table><caption>Specifications</caption>{rows}</table><h2>Compare</h2>")
     head = "".join(f"<th>{s}</th>" for s in specs[:2])
-    sibs = "".join(f"<tr><td>{b.el('link', r['name'], href='/p/' + r['name'].lower().replace(' ', '-'))}</td>"
+    def href(name: str) -> str:
+        return "/p/" + name.lower().replace(" ", "-")
+    sibs = "".join(f"<tr><td>{b.el('link', r['name'], href=href(r['name']))}</td>"
                    f"<td>{_money(r['price_usd'])}</td>" + "".join(f"<td>{r[key[s]]:g} {UNITS[s]}</td>" for s in specs[:2])
                    + "</tr>" for r in records[1:])
     b.add(f"<table><tr><th>Model</th><th>Price</th>{head}</tr>{sibs}</table>")
     siblings = [{k: v for k, v in r.items() if k in ("name", "price_usd", *(key[s] for s in specs[:2]))}
                 for r in records[1:]]
-    path = "/p/" + main["name"].lower().replace(" ", "-")
-    return b.page("spec", site, f"{main['name']} - {site}", path, f"Look up the {main['name']} on {site}",
+    return b.page("spec", site, f"{main['name']} - {site}", href(main["name"]), f"Look up the {main['name']} on {site}",
                   {"product": main["name"]}, records=[main, *siblings])
 
 

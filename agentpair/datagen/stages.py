@@ -45,13 +45,12 @@ class Stage:
 
 
 def second_stage(rng: random.Random, site: Site, page: str, path: str) -> Stage:
-    title = page
     if rng.random() < 0.5:
         text, label, send = rng.choice(REPLIES), rng.choice(REPLY_FIELDS), rng.choice(SEND)
         ask = p(f"Customer wrote: {rng.choice(ASKS)}")
 
         def screen(note: str = "") -> Screen:
-            return site.screen(path, title, h(title), alert(note) if note else "", ask, textarea(label), button(send))
+            return site.screen(path, page, h(page), alert(note) if note else "", ask, textarea(label), button(send))
         moves: list[Move] = [type_in(label, text), click("button", send)]
         tail = rng.choice(TAILS["reply"]).format(text=text)
         thought, answer, said, note = "Write the reply and send it.", f"Sent the reply: {text}", [text], "Reply sent."
@@ -64,7 +63,7 @@ def second_stage(rng: random.Random, site: Site, page: str, path: str) -> Stage:
         def screen(note: str = "") -> Screen:
             shown = {n: value if note and n == setting else SETTINGS[n][0] for n in names}
             selects = "".join(select(n, SETTINGS[n], shown[n]) for n in names)
-            return site.screen(path, title, h(title), alert(note) if note else "", selects, button(save))
+            return site.screen(path, page, h(page), alert(note) if note else "", selects, button(save))
         moves = [choose(setting, value), click("button", save)]
         tail = rng.choice(TAILS["setting"]).format(setting=setting, value=value)
         thought, answer, said, note = f"Set {setting} and save.", f"Set {setting} to {value}", [value], "Changes saved."
