@@ -8,6 +8,7 @@ checkpoint directory (config.json, tokenizer.json, model.safetensors) at <out>/f
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import time
@@ -19,7 +20,7 @@ import torch.nn.functional as F
 from tokenizers import Tokenizer
 
 from executor_engine.canvas import Vocab
-from executor_engine.checkpoint import save_checkpoint
+from executor_engine.checkpoint import load_model, read_config, save_checkpoint
 from executor_engine.ar import ARDecoder
 from executor_engine.data import (Batch, Encoded, Renamer, encode_record, group_by_context,
                                   pack, read_jsonl, record_texts, train_tokenizer)
@@ -36,6 +37,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--out", required=True)
     ap.add_argument("--arch", choices=["diffusion", "ar"], default="diffusion")
     ap.add_argument("--tokenizer", help="tokenizer.json to reuse (default: train one)")
+    ap.add_argument("--init", help="checkpoint directory to start from (its weights, shape and "
+                                   "tokenizer; a fresh optimizer); ignored when resuming")
     ap.add_argument("--vocab-size", type=int, default=3072)
     ap.add_argument("--d-model", type=int, default=256)
     ap.add_argument("--layers", type=int, default=4)
@@ -61,6 +64,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def model_config(args: argparse.Namespace, tok: Tokenizer) -> ModelConfig:
+    if args.init:
+        arch = json.loads((Path(args.init) / "config.json").read_text()).get("arch")
+        if arch != args.arch:
+            raise SystemExit(f"--init {args.init} holds a model of arch {arch!r}, "
+                             f"not {args.arch!r}")
+        return read_config(Path(args.init))
     pad, mask = tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>")
     vocab = -(-tok.get_vocab_size() // 64) * 64
     return ModelConfig("agentpair", args.d_model, args.layers, args.heads, args.kv_heads, args.mlp,
@@ -74,7 +83,8 @@ def load_data(args: argparse.Namespace, out: Path
     records = read_jsonl(args.data)
     tok_path = out / "tokenizer.json"
     if not tok_path.is_file():
-        tok = Tokenizer.from_file(args.tokenizer) if args.tokenizer else \
+        reuse = str(Path(args.init) / "tokenizer.json") if args.init else args.tokenizer
+        tok = Tokenizer.from_file(reuse) if reuse else \
             train_tokenizer(record_texts(records), args.vocab_size)
         tok.save(str(tok_path))
     tok = Tokenizer.from_file(str(tok_path))
@@ -171,6 +181,10 @@ def train(args: argparse.Namespace) -> Path:
         torch.set_rng_state(state["torch_rng"])
         step, elapsed = state["step"], state["elapsed"]
         print(f"resumed at step {step}", file=log, flush=True)
+    elif args.init:
+        model.load_state_dict(load_model(Path(args.init), torch.device("cpu"),
+                                         torch.float32).state_dict())
+        print(f"initialised from {args.init}", file=log, flush=True)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"arch={args.arch} params={n_params} contexts={len(groups)} "
           f"examples={sum(map(len, groups))} skipped={skipped} vocab={cfg.vocab_size} "
@@ -210,7 +224,7 @@ def train(args: argparse.Namespace) -> Path:
     summary = {"steps": step, "seconds": round(elapsed), "final_loss": round(smooth or 0.0, 4),
                "params": n_params, "contexts": len(groups), "examples": sum(map(len, groups)),
                "pages_per_batch": args.pages, "per_page": args.per_page, "rename": args.rename,
-               "seed": args.seed}
+               "seed": args.seed, "init": args.init}
     final = save_final(model.eval(), tok, out, args.arch, summary)
     print(f"done: {summary} -> {final}", file=log, flush=True)
     return final

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from safetensors.torch import load_file
 
 from executor_engine import Engine, FillInput, ThresholdSampler
 from executor_engine.ar import ARDecoder
@@ -43,6 +44,21 @@ def test_tiny_run_checkpoints_resumes_and_loads(dataset: Path, tmp_path: Path):
     record = next(r for r in offline_records("heldout", 2) if r.get("tool") == "click")
     out_fill = Engine.load(out / "final", device="cpu").fill([_request(record)])[0]
     assert out_fill.error is None and out_fill.value["ref"] in record["allowed"]["/ref"]
+
+
+def test_a_run_can_start_from_a_checkpoint(dataset: Path, tmp_path: Path):
+    first = train(parse_args(["--data", str(dataset), "--out", str(tmp_path / "a"), "--steps", "2",
+                              *TINY]))
+    # other shape flags are ignored: the shape, the weights and the tokenizer come from --init
+    again = train(parse_args(["--data", str(dataset), "--out", str(tmp_path / "b"), "--steps", "0",
+                              "--init", str(first), *TINY, "--d-model", "48"]))
+    assert "initialised from" in (tmp_path / "b" / "train.log").read_text()
+    assert (again / "tokenizer.json").read_text() == (first / "tokenizer.json").read_text()
+    before, after = (load_file(str(d / "model.safetensors")) for d in (first, again))
+    assert before.keys() == after.keys() and all(torch.equal(before[k], after[k]) for k in before)
+    with pytest.raises(SystemExit, match="holds a model of arch 'diffusion'"):
+        train(parse_args(["--data", str(dataset), "--out", str(tmp_path / "c"), "--arch", "ar",
+                          "--init", str(first), *TINY]))
 
 
 def test_a_name_is_the_same_tokens_in_instruction_and_snapshot():
