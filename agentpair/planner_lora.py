@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -111,6 +112,32 @@ def write_adapter(wrapped: dict[str, LoRALinear], n_head: int, n_kv_head: int, a
     writer.close()
 
 
+def gguf_unpermute_rows(w: Tensor, n_head: int) -> Tensor:
+    """llama.cpp's q or k row order -> Hugging Face's (the inverse of gguf_permute_rows)."""
+    return w.reshape(n_head, w.shape[0] // n_head // 2, 2, *w.shape[1:]).transpose(1, 2).reshape(w.shape)
+
+
+def read_adapter(path: Path, wrapped: dict[str, LoRALinear], n_head: int, n_kv_head: int) -> None:
+    """Load a write_adapter GGUF into the wrapped projections (same rank; alpha is taken as given)."""
+    import gguf
+
+    tensors = {t.name: torch.tensor(np.array(t.data), dtype=torch.float32)
+               for t in gguf.GGUFReader(str(path)).tensors}
+    for key, lora in wrapped.items():
+        layer, block, name = key.split(".")
+        stem = f"blk.{layer}.{TARGETS[block, name]}.weight"
+        for part, param in (("lora_a", lora.a), ("lora_b", lora.b)):
+            t = tensors.get(f"{stem}.{part}")
+            if t is None:
+                raise SystemExit(f"{path}: no tensor {stem}.{part}; not an adapter of this layout")
+            if t.shape != param.shape:
+                raise SystemExit(f"{path}: {stem}.{part} is {tuple(t.shape)}, this run's LoRA wants "
+                                 f"{tuple(param.shape)} (--rank {lora.a.shape[0]})")
+            if part == "lora_b" and name in ("q_proj", "k_proj"):
+                t = gguf_unpermute_rows(t, n_head if name == "q_proj" else n_kv_head)
+            param.data.copy_(t)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="planning JSONL (messages, target)")
@@ -124,6 +151,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ckpt-every-s", type=float, default=120.0)
+    ap.add_argument("--init", help="adapter GGUF to start from (e.g. the shipped one); a fresh "
+                                   "optimizer; ignored when resuming")
     return ap.parse_args(argv)
 
 
@@ -159,6 +188,9 @@ def train(args: argparse.Namespace) -> Path:
         new = len(named) - len(saved)
         print(f"resumed at step {step}" + (f"; {new} new LoRA tensors start at zero, optimizer afresh" if new else ""),
               file=log, flush=True)
+    elif args.init:
+        read_adapter(Path(args.init), wrapped, model.config.num_attention_heads, model.config.num_key_value_heads)
+        print(f"initialised from {args.init}", file=log, flush=True)
     print(f"examples={len(data)} lora_params={sum(p.numel() for p in params)} "
           f"mean_tokens={sum(len(x) for x, _ in data) / len(data):.0f}", file=log, flush=True)
 

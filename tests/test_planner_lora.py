@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from agentpair.embedded import SHIPPED_LORA, EmbeddedPlanner, default_gguf
-from agentpair.planner_lora import add_lora, chat_prompt, encode, gguf_permute_rows, load_base, write_adapter
+from agentpair.planner_lora import (TARGETS, LoRALinear, add_lora, chat_prompt, encode, gguf_permute_rows,
+                                    gguf_unpermute_rows, load_base, read_adapter, write_adapter)
 
 pytestmark = pytest.mark.slow
 MESSAGES = [{"role": "system", "content": "Plan."}, {"role": "user", "content": "Goal: sign in as ada"}]
@@ -20,6 +21,13 @@ MESSAGES = [{"role": "system", "content": "Plan."}, {"role": "user", "content": 
 def base():
     torch.set_num_threads(1)
     return load_base(default_gguf())
+
+
+def unwrap(model, wrapped: dict[str, LoRALinear]) -> None:
+    """The shared base model goes back to its plain projections."""
+    for key, lora in wrapped.items():
+        layer, block, name = key.split(".")
+        setattr(getattr(model.model.layers[int(layer)], block), name, lora.base)
 
 
 def test_labels_cover_only_the_plan_and_its_end(base) -> None:
@@ -33,6 +41,47 @@ def test_labels_cover_only_the_plan_and_its_end(base) -> None:
 def test_permute_rows_interleaves_each_heads_halves() -> None:
     w = torch.arange(8.0)[:, None]  # one head of 8 rows: halves [0..3] and [4..7]
     assert gguf_permute_rows(w, 1).flatten().tolist() == [0, 4, 1, 5, 2, 6, 3, 7]
+
+
+def test_unpermute_undoes_permute() -> None:
+    w = torch.randn(24, 3)
+    assert torch.equal(gguf_unpermute_rows(gguf_permute_rows(w, 3), 3), w)
+
+
+def _tiny_lora(rank: int, seed: int) -> dict[str, LoRALinear]:
+    """One layer's worth of every targeted projection, small, with random A and B."""
+    gen = torch.Generator().manual_seed(seed)
+    wrapped = {f"0.{block}.{name}": LoRALinear(torch.nn.Linear(8, 16 if name != "down_proj" else 8), rank, 8.0)
+               for block, name in TARGETS}
+    with torch.no_grad():
+        for lora in wrapped.values():
+            lora.a.copy_(torch.randn(lora.a.shape, generator=gen))
+            lora.b.copy_(torch.randn(lora.b.shape, generator=gen))
+    return wrapped
+
+
+def test_an_adapter_reads_back_as_it_was_written(tmp_path) -> None:
+    """--init starts a run from a GGUF adapter: the round trip keeps every tensor (to f16) and the
+    q and k rows in Hugging Face order; a rank that does not match is refused by name."""
+    written = _tiny_lora(4, 0)
+    write_adapter(written, 4, 2, 8.0, tmp_path / "a.gguf")
+    read = _tiny_lora(4, 1)
+    read_adapter(tmp_path / "a.gguf", read, 4, 2)
+    for key, lora in written.items():
+        for part in ("a", "b"):
+            torch.testing.assert_close(getattr(read[key], part), getattr(lora, part).half().float())
+    with pytest.raises(SystemExit, match=r"blk\.0\.attn_q\.weight\.lora_a is \(4, 8\).*--rank 2"):
+        read_adapter(tmp_path / "a.gguf", _tiny_lora(2, 1), 4, 2)
+
+
+def test_the_shipped_adapter_reads_into_the_base_model(base) -> None:
+    model, _ = base
+    wrapped = add_lora(model, 16, 32.0)
+    try:
+        read_adapter(SHIPPED_LORA, wrapped, model.config.num_attention_heads, model.config.num_key_value_heads)
+        assert all(lora.b.norm() > 0 for lora in wrapped.values())
+    finally:
+        unwrap(model, wrapped)
 
 
 def llama_cpp_logits(prompt: str, lora: Path | None) -> torch.Tensor:
@@ -72,9 +121,7 @@ def test_gguf_adapter_moves_llama_cpp_logits_as_torch_does(base, tmp_path, only)
         write_adapter(wrapped, model.config.num_attention_heads, model.config.num_key_value_heads, 8.0,
                       tmp_path / "a.gguf")
     finally:
-        for key, lora in wrapped.items():  # the shared model goes back to its plain projections
-            layer, block, name = key.split(".")
-            setattr(getattr(model.model.layers[int(layer)], block), name, lora.base)
+        unwrap(model, wrapped)
     cpp_delta = llama_cpp_logits(prompt, tmp_path / "a.gguf") - llama_cpp_logits(prompt, None)
     # Q4_1 in llama.cpp vs its fp32 dequantisation here: close, not equal (0.98 measured for q or k
     # alone); with the rows in Hugging Face order, 0.14 for q and 0.55 for k
