@@ -191,3 +191,16 @@ class Canvas:
         slot, i = self.owner[pos]
         slot.commit(i, tok)
         self.ids[pos] = tok
+
+    def commit_forced(self) -> int:
+        """Commit, left to right, each masked position that allows one token only (a text
+        slot's pads after its first pad, a choice narrowed to one value); returns how many.
+        No forward can choose otherwise, so a pass is never spent on them."""
+        n = 0
+        for pos in self.masked():
+            slot, i = self.owner[pos]
+            only = slot.allowed(i).nonzero()
+            if len(only) == 1:
+                self.commit(pos, int(only[0]))
+                n += 1
+        return n

@@ -42,7 +42,8 @@ class FillInput:
 class FillOutput:
     value: Any = None
     nfe: int = 0  # forwards this request took part in
-    tokens: int = 0  # slot tokens committed
+    tokens: int = 0  # slot tokens chosen by a forward
+    forced: int = 0  # slot tokens committed without one (the only token allowed there)
     tokens_per_forward: float = 0.0
     ms: float = 0.0  # from the fill call until this request finished
     error: str | None = None
@@ -155,7 +156,8 @@ class Engine:
 
     def _output(self, job: _Job, t0: float) -> FillOutput:
         p = job.progress
-        out = FillOutput(nfe=p.nfe, tokens=p.tokens, tokens_per_forward=p.tokens / max(p.nfe, 1),
+        out = FillOutput(nfe=p.nfe, tokens=p.tokens, forced=p.forced,
+                         tokens_per_forward=p.tokens / max(p.nfe, 1),
                          ms=(time.perf_counter() - t0) * 1000)
         try:
             out.value = job.compiled.decode()
@@ -198,14 +200,17 @@ class Engine:
             part = [j for j in jobs if j.refreshed_block == j.progress.block]
         for group, forward in ((full, self._forward_full), (part, self._forward_canvas)):
             if group:
-                logits = forward(group, use_cache)  # [B, Cmax, V]
+                # logits only where this step chooses: no lm/copy head on fixed or committed tokens
+                wanted = [sampler.positions(j.progress) for j in group]
+                logits = forward(group, wanted, use_cache)  # [B, Nmax, V]
                 for b, job in enumerate(group):
-                    sampler.step(job.progress, logits[b, : len(job.compiled.canvas.ids)])
+                    sampler.step(job.progress, logits[b, : len(wanted[b])])
 
-    def _forward_full(self, jobs: list[_Job], store_prefix: bool) -> Tensor:
-        """Prompt + canvas for each job, right-padded; logits at canvas positions."""
+    def _forward_full(self, jobs: list[_Job], wanted: list[list[int]], store_prefix: bool
+                      ) -> Tensor:
+        """Prompt + canvas for each job, right-padded; logits at the wanted canvas positions."""
         seqs = [j.prompt + j.compiled.canvas.ids for j in jobs]
-        T, C, s = max(map(len, seqs)), max(len(j.compiled.canvas.ids) for j in jobs), self.cfg.shift
+        T, s = max(map(len, seqs)), self.cfg.shift
         ids = torch.tensor([q + [0] * (T - len(q)) for q in seqs], device=self.device)  # [B, T]
         ar = torch.arange(T, device=self.device)
         lengths = torch.tensor([len(q) for q in seqs], device=self.device)
@@ -215,8 +220,7 @@ class Engine:
             seg = torch.tensor([[0] * len(j.context_ids) + [1] * len(j.instruction_ids)
                                 + [2] * (T - len(j.prompt)) for j in jobs], device=self.device)
             mask = mask & (seg[:, None, :] <= seg[:, :, None])
-        starts = torch.tensor([len(j.prompt) - s for j in jobs], device=self.device)
-        at = (starts[:, None] + torch.arange(C, device=self.device)).clamp(max=T - 1)  # [B, C]
+        at = self._logits_at([len(j.prompt) - s for j in jobs], wanted)
         logits, kvs = self.model(ids, ar.expand(len(jobs), -1), mask, logits_at=at,
                                  segments=seg)
         if store_prefix and not self.cfg.segment_causal:
@@ -226,15 +230,16 @@ class Engine:
                 job.refreshed_block = job.progress.block
         return logits
 
-    def _forward_canvas(self, jobs: list[_Job], _: bool = True) -> Tensor:
+    def _forward_canvas(self, jobs: list[_Job], wanted: list[list[int]], _: bool = True
+                        ) -> Tensor:
         """Canvas (after the instruction on a job's first exact pass, else after `shift` prompt
-        tokens), attending to each job's cached prefix; logits at canvas positions [B, C, V].
+        tokens), attending to each job's cached prefix; logits at the wanted canvas positions.
         The instruction never attends to the canvas, so its K/V then join the prefix exactly."""
         s, dev = self.cfg.shift, self.device
         heads = [j.instruction_ids if j.instruction_pending else j.prompt[len(j.prompt) - s :]
                  for j in jobs]
         seqs = [h + j.compiled.canvas.ids for h, j in zip(heads, jobs)]
-        T, C = max(map(len, seqs)), max(len(j.compiled.canvas.ids) for j in jobs)
+        T = max(map(len, seqs))
         P = max(j.prefix[0][0].shape[2] for j in jobs)
         ids = torch.tensor([q + [0] * (T - len(q)) for q in seqs], device=dev)  # [B, T]
         n_prefix = torch.tensor([j.prefix[0][0].shape[2] for j in jobs], device=dev)
@@ -245,8 +250,7 @@ class Engine:
         own = own | torch.eye(T, dtype=torch.bool, device=dev)
         prefix_ok = torch.arange(P, device=dev)[None] < n_prefix[:, None]  # [B, P]
         mask = torch.cat([prefix_ok[:, None, :].expand(-1, T, -1), own], 2)  # [B, T, P + T]
-        starts = torch.tensor([len(h) - s for h in heads], device=dev)
-        at = (starts[:, None] + torch.arange(C, device=dev)).clamp(max=T - 1)  # [B, C]
+        at = self._logits_at([len(h) - s for h in heads], wanted)
         prefix = [self._stack([j.prefix[i] for j in jobs], P) for i in range(len(jobs[0].prefix))]
         logits, kvs = self.model(ids, positions, mask, prefix, logits_at=at,
                                  segments=seg.clamp(max=2))
@@ -258,6 +262,13 @@ class Engine:
                               for (pk, pv), (k, v) in zip(job.prefix, kvs)]
                 job.instruction_pending = False
         return logits
+
+    def _logits_at(self, starts: list[int], wanted: list[list[int]]) -> Tensor:
+        """Sequence index [B, Nmax] of each job's wanted canvas positions (canvas position c sits
+        at starts[b] + c), right-padded by repeating the first."""
+        n = max(map(len, wanted))
+        rows = [[start + c for c in w] + [start + w[0]] * (n - len(w)) for start, w in zip(starts, wanted)]
+        return torch.tensor(rows, device=self.device)
 
     @staticmethod
     def _stack(kvs: list[KV], length: int) -> KV:

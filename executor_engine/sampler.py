@@ -87,7 +87,8 @@ class Progress:
     generator: torch.Generator | None = None
     done: bool = False
     nfe: int = 0
-    tokens: int = 0
+    tokens: int = 0  # chosen by a forward
+    forced: int = 0  # committed without one: the only token allowed there
 
 
 @dataclass(frozen=True)
@@ -97,31 +98,33 @@ class _BlockSampler:
     seed: int = 0
 
     def start(self, canvas: Canvas) -> Progress:
-        p = Progress(canvas)
+        p = Progress(canvas, forced=canvas.commit_forced())
         self._advance(p)
         return p
 
-    def _block_masked(self, p: Progress) -> list[int]:
+    def positions(self, p: Progress) -> list[int]:
+        """The canvas positions the next step chooses among: the current block's masked ones."""
         lo = p.block * self.block_length
         return [q for q in p.canvas.masked() if lo <= q < lo + self.block_length]
 
     def _advance(self, p: Progress) -> None:
         """Move to the next block with masked positions, or finish."""
-        while p.block < 0 or (not p.done and not self._block_masked(p)):
+        while p.block < 0 or (not p.done and not self.positions(p)):
             p.block += 1
             if p.block * self.block_length >= max(len(p.canvas.ids), 1):
                 p.done = True
                 return
-            self._enter(p, len(self._block_masked(p)))
+            self._enter(p, len(self.positions(p)))
 
     def _enter(self, p: Progress, masked: int) -> None:
         pass
 
     def step(self, p: Progress, logits: Tensor) -> int:
-        """Commit tokens of the current block from canvas logits [C, V]; returns how many."""
-        positions = self._block_masked(p)
+        """Commit tokens of the current block from logits [n, V] at positions(p), in order;
+        returns how many."""
+        positions = self.positions(p)
         allowed = p.canvas.allowed(positions)  # [n, V]
-        rows = logits[positions].float().masked_fill(~allowed, -torch.inf)  # [n, V]
+        rows = logits.float().masked_fill(~allowed, -torch.inf)  # [n, V]
         if self.temperature > 0 and p.generator is None:
             p.generator = torch.Generator(device=logits.device).manual_seed(self.seed)
         noisy = gumbel_noise(rows, self.temperature, p.generator)
@@ -141,6 +144,7 @@ class _BlockSampler:
             touched.add(id(slot))
         p.nfe += 1
         p.tokens += len(chosen)
+        p.forced += p.canvas.commit_forced()
         self._advance(p)
         return len(chosen)
 
@@ -168,7 +172,8 @@ class ReferenceSampler(_BlockSampler):
             if p.generator is None:
                 p.generator = torch.Generator(device=conf.device).manual_seed(self.seed)
             conf = torch.rand(conf.shape, device=conf.device, generator=p.generator)
-        return torch.topk(conf, k=p.schedule.pop(0)).indices.tolist()
+        # forced commits can leave fewer positions than the schedule planned for this step
+        return torch.topk(conf, k=min(p.schedule.pop(0), len(conf))).indices.tolist()
 
 
 @dataclass(frozen=True)

@@ -60,13 +60,20 @@ def test_exact_cache_equals_uncached(engines: dict[str, Engine], layout: str) ->
     jobs = [engine._job(i, r, ThresholdSampler()) for i, r in enumerate(requests()[:4])]
     for job in jobs:
         job.prefix, job.instruction_pending = engine._context_prefix(job), True
-    full = engine._forward_full(jobs, False)
-    first = engine._forward_canvas(jobs)  # instruction computed with the canvas, then cached
-    again = engine._forward_canvas(jobs)  # instruction K/V from the prefix
+    every = [list(range(len(j.compiled.canvas.ids))) for j in jobs]  # logits at every position
+    full = engine._forward_full(jobs, every, False)
+    first = engine._forward_canvas(jobs, every)  # instruction computed with the canvas, then cached
+    again = engine._forward_canvas(jobs, every)  # instruction K/V from the prefix
     for b, job in enumerate(jobs):
         n = len(job.compiled.canvas.ids)
         torch.testing.assert_close(first[b, :n], full[b, :n], atol=1e-4, rtol=1e-4)
         torch.testing.assert_close(again[b, :n], full[b, :n], atol=1e-4, rtol=1e-4)
+    # a pass asks only for the positions its sampler chooses among: the same rows, fewer of them
+    some = [w[b % 3::3] for b, w in enumerate(every)]
+    for forward in (engine._forward_full, engine._forward_canvas):
+        part = forward(jobs, some, False)
+        for b, w in enumerate(some):
+            torch.testing.assert_close(part[b, :len(w)], full[b, w], atol=1e-4, rtol=1e-4)
 
 
 def test_approximate_cache_refreshes_per_block(engines: dict[str, Engine]) -> None:
@@ -76,10 +83,10 @@ def test_approximate_cache_refreshes_per_block(engines: dict[str, Engine]) -> No
     full_forwards = 0
     forward_full = engine._forward_full
 
-    def counting(jobs, store):
+    def counting(jobs, wanted, store):
         nonlocal full_forwards
         full_forwards += 1
-        return forward_full(jobs, store)
+        return forward_full(jobs, wanted, store)
 
     engine._forward_full = counting
     try:

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from executor_engine import Engine, FillInput, ReferenceSampler, ThresholdSampler
+from executor_engine.template import compile_template
 from executor_engine.testing import make_tiny_checkpoint
 
 DATA = Path(__file__).parent.parent / "data" / "llada_reference.json"
@@ -58,3 +59,22 @@ def test_threshold_commits_at_least_one(engines: dict[str, Engine]) -> None:
     assert strict.nfe == 12
     loose = engines["dream"].fill([req], ThresholdSampler(threshold=0.0))[0]
     assert loose.nfe == 1 and loose.tokens == 12
+
+
+def test_a_text_slot_ends_without_a_forward_once_it_pads(engines: dict[str, Engine]) -> None:
+    engine = engines["agentpair"]
+    canvas = compile_template(engine.vocab, "x = {{v:6}}", {}).canvas
+    first = min(canvas.owner)
+    canvas.commit(first, engine.vocab.encode("a")[0])
+    canvas.commit(first + 1, engine.vocab.pad_id)
+    assert canvas.commit_forced() == 4 and not canvas.masked()
+    assert canvas.ids[first + 2:] == [engine.vocab.pad_id] * 4
+
+
+def test_a_value_with_one_choice_costs_no_forward(engines: dict[str, Engine]) -> None:
+    schema = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
+    for sampler in (ThresholdSampler(), ReferenceSampler(steps_per_block=3)):
+        out = engines["agentpair"].fill([FillInput("click", "ctx", schema, allowed={"/ref": ["e4"]})],
+                                        sampler)[0]
+        assert out.error is None and out.value == {"ref": "e4"}
+        assert (out.nfe, out.tokens) == (0, 0) and out.forced >= 1
