@@ -17,6 +17,10 @@ from agentpair.datagen.sites import (Call, Episode, Move, Screen, Site, a, back,
                                      select, slug, stale, textarea, tick, type_in)
 from agentpair.datagen.vocab import Vocab
 
+# Share of training extractions that come back partial and are repaired. At FAIL (0.35) the
+# 1,075-step planner learned to extract a second time after a complete extraction (held-out
+# extract 71 -> 48%): a repair must stay the exception the "Extracted:" memory justifies.
+PARTIAL = 0.12
 NUMBER_COLUMNS = {"Score", "Rank", "Rating", "Amount", "Quantity", "Budget", "Level"}  # of vocab's "column"
 
 
@@ -137,7 +141,7 @@ def extract_facts(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     output_schema = schema if rng.random() < 0.5 else None
     step = extract(f"extract the {words_asked} of the {target}", schema, output, [target])
     calls.append(Call(sheet(target), "Read the facts off this page.", [step]))
-    if words.split == "train" and rng.random() < FAIL:  # training only, checked before any draw
+    if words.split == "train" and rng.random() < PARTIAL:  # training only, checked before any draw
         missing = rng.sample(list(output), rng.randint(1, len(output) - 1))
         calls[-1].ran = [step.ran(output={k: v for k, v in output.items() if k not in missing})]
         again = {"type": "object", "required": missing, "properties": {k: props[k] for k in missing}}
