@@ -3,11 +3,10 @@ model of the diffusion executor's shape decoding token by token (for `--executor
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from pathlib import Path
 
-from agentpair.executor_local import WEIGHTS, fill_with
+from agentpair.executor_local import WEIGHTS, fill_with, in_worker_thread
 from agentpair.models import FillRequest, FillResult
 from executor_engine.ar import ARDecoder
 
@@ -22,8 +21,8 @@ class ARBaselineExecutor:
         self._lock = threading.Lock()
 
     async def fill(self, requests: list[FillRequest]) -> list[FillResult]:
-        return await asyncio.to_thread(self._fill, requests)
+        return await in_worker_thread(self._fill, requests)
 
-    def _fill(self, requests: list[FillRequest]) -> list[FillResult]:
+    def _fill(self, requests: list[FillRequest], cancel: threading.Event) -> list[FillResult]:
         with self._lock:
-            return fill_with(self.decoder.fill, requests)
+            return fill_with(lambda inputs: self.decoder.fill(inputs, cancel), requests)

@@ -41,11 +41,25 @@ class LocalDiffusionExecutor:
         self._lock = threading.Lock()  # one engine call at a time
 
     async def fill(self, requests: list[FillRequest]) -> list[FillResult]:
-        return await asyncio.to_thread(self._fill, requests)
+        return await in_worker_thread(self._fill, requests)
 
-    def _fill(self, requests: list[FillRequest]) -> list[FillResult]:
+    def _fill(self, requests: list[FillRequest], cancel: threading.Event) -> list[FillResult]:
         with self._lock:
-            return fill_with(lambda inputs: self.engine.fill(inputs, self.sampler, self.use_cache), requests)
+            return fill_with(lambda inputs: self.engine.fill(inputs, self.sampler, self.use_cache, cancel),
+                             requests)
+
+
+async def in_worker_thread(fill: Callable[[list[FillRequest], threading.Event], list[FillResult]],
+                           requests: list[FillRequest]) -> list[FillResult]:
+    """Run a blocking fill in a worker thread. A thread cannot be stopped, so when the awaiting
+    task is cancelled (a run's timeout) the fill is told to stop before its next forward, and the
+    engine is free for the next run instead of finishing a fill nobody waits for."""
+    cancel = threading.Event()
+    try:
+        return await asyncio.to_thread(fill, requests, cancel)
+    except asyncio.CancelledError:
+        cancel.set()
+        raise
 
 
 def fill_with(run: Callable[[list[FillInput]], list[FillOutput]], requests: list[FillRequest]) -> list[FillResult]:

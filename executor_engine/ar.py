@@ -6,6 +6,7 @@ forward once they are forced (one choice left, or pads after a text slot's first
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -123,8 +124,10 @@ class ARDecoder:
             j.nfe += 1
             j.generated += 1
 
-    def fill(self, requests: list[FillInput]) -> list[FillOutput]:
-        """Decode the requests as one batch (lock-step); stats as the engine reports them."""
+    def fill(self, requests: list[FillInput], cancel: threading.Event | None = None
+             ) -> list[FillOutput]:
+        """Decode the requests as one batch (lock-step); stats as the engine reports them.
+        `cancel` as in Engine.fill."""
         t0 = time.perf_counter()
         jobs: list[_Decode | None] = []
         outputs = [FillOutput() for _ in requests]
@@ -136,6 +139,10 @@ class ARDecoder:
                 jobs.append(None)
         active = [j for j in jobs if j is not None]
         while active:
+            if cancel is not None and cancel.is_set():
+                for j in active:
+                    j.error = "cancelled"
+                break
             masks = [self._advance(j) for j in active]
             stepping = [(j, m) for j, m in zip(active, masks) if m is not None]
             if stepping:
@@ -144,6 +151,9 @@ class ARDecoder:
         ms = (time.perf_counter() - t0) * 1000
         for out, job in zip(outputs, jobs):
             if job is None:
+                continue
+            if job.error:
+                out.error, out.nfe = job.error, job.nfe
                 continue
             tokens = len(job.compiled.canvas.owner)
             out.nfe, out.tokens, out.ms = job.nfe, tokens, ms

@@ -6,6 +6,7 @@ unfinished request (padded, masked); requests leave as they finish and queued on
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
@@ -117,8 +118,10 @@ class Engine:
 
     @torch.no_grad()
     def fill(self, requests: list[FillInput], sampler: Sampler | None = None,
-             use_cache: bool = True) -> list[FillOutput]:
-        """Fill every request; per-request problems come back as FillOutput.error."""
+             use_cache: bool = True, cancel: threading.Event | None = None) -> list[FillOutput]:
+        """Fill every request; per-request problems come back as FillOutput.error. Once `cancel`
+        is set (from another thread), requests not yet finished end with the error "cancelled"
+        before the next forward."""
         sampler = sampler or ThresholdSampler()
         t0 = time.perf_counter()
         outputs = [FillOutput() for _ in requests]
@@ -130,6 +133,13 @@ class Engine:
                 outputs[i].error = f"{type(e).__name__}: {e}"
         active: list[_Job] = []
         while queue or active:
+            if cancel is not None and cancel.is_set():
+                for job in [*active, *queue]:
+                    p = job.progress
+                    outputs[job.index] = FillOutput(nfe=p.nfe, tokens=p.tokens, forced=p.forced,
+                                                    ms=(time.perf_counter() - t0) * 1000,
+                                                    error="cancelled")
+                break
             while queue and len(active) < self.max_batch:
                 job = queue.popleft()
                 if use_cache and self.cfg.segment_causal:

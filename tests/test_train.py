@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from pathlib import Path
@@ -147,7 +148,7 @@ def test_shipped_model_fills_a_tool_call():
     request = FillRequest(kind="tool_args", instruction=record["instruction"],
                           context=record["context"], schema=record["schema"],
                           allowed=record["allowed"])
-    result = executor._fill([request])[0]
+    result = asyncio.run(executor.fill([request]))[0]
     assert result.error is None and result.value["ref"] in record["allowed"]["/ref"]
     assert isinstance(executor.engine.fill([_request(record)], ThresholdSampler())[0].value, dict)
 
@@ -160,5 +161,5 @@ def test_shipped_ar_baseline_fills_a_tool_call():
     request = FillRequest(kind="tool_args", instruction=record["instruction"],
                           context=record["context"], schema=record["schema"],
                           allowed=record["allowed"])
-    result = ARBaselineExecutor()._fill([request])[0]
+    result = asyncio.run(ARBaselineExecutor().fill([request]))[0]
     assert result.error is None and result.value["ref"] in record["allowed"]["/ref"]

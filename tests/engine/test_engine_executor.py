@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 
 import jsonschema
@@ -9,7 +11,8 @@ import pytest
 
 from agentpair.executor_local import LocalDiffusionExecutor
 from agentpair.models import FillRequest
-from executor_engine import CheckpointError
+from executor_engine import CheckpointError, FillInput, FillOutput, ReferenceSampler
+from executor_engine.ar import ARDecoder
 
 
 def test_missing_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
@@ -32,3 +35,45 @@ async def test_fill_requests(checkpoints: dict[str, Path]) -> None:
     assert results[0].stats.forward_passes >= 1 and results[0].stats.tokens >= 1
     assert results[1].value.startswith("total = ")
     assert results[2].error and "pattern" in results[2].error
+
+
+def test_a_set_cancel_event_ends_a_fill_before_its_next_forward(engines) -> None:
+    engine = engines["agentpair"]
+    ar = ARDecoder(engine.model, engine.vocab)
+    for fill, owner in ((lambda reqs, c: engine.fill(reqs, ReferenceSampler(), cancel=c), engine),
+                        (lambda reqs, c: ar.fill(reqs, cancel=c), ar)):
+        cancel, steps, step = threading.Event(), [], owner._step
+
+        def counting(*args, step=step, steps=steps, cancel=cancel):
+            steps.append(1)
+            if len(steps) == 3:
+                cancel.set()  # as a run's timeout does, from another thread
+            return step(*args)
+
+        owner._step = counting
+        try:
+            out = fill([FillInput("go", "ctx", template="x = {{a:32}}")], cancel)[0]
+        finally:
+            del owner._step
+        assert out.error == "cancelled" and len(steps) == 3 and out.nfe == 3
+
+
+async def test_cancelling_a_fill_frees_the_executor(checkpoints: dict[str, Path]) -> None:
+    executor = LocalDiffusionExecutor(checkpoints["agentpair"], device="cpu")
+    seen: list[threading.Event] = []
+
+    def blocking(inputs, sampler, use_cache, cancel):
+        seen.append(cancel)
+        cancel.wait(30)  # a long fill that stops when told to
+        return [FillOutput(error="cancelled") for _ in inputs]
+
+    executor.engine.fill = blocking
+    task = asyncio.create_task(executor.fill([FillRequest(kind="code", instruction="x",
+                                                          template="{{a:4}}")]))
+    while not seen:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert seen[0].is_set()
+    assert await asyncio.to_thread(executor._lock.acquire, timeout=10)
