@@ -152,11 +152,11 @@ class ARDecoder:
         for out, job in zip(outputs, jobs):
             if job is None:
                 continue
+            out.nfe, out.ms, out.error = job.nfe, ms, job.error
             if job.error:
-                out.error, out.nfe = job.error, job.nfe
                 continue
             tokens = len(job.compiled.canvas.owner)
-            out.nfe, out.tokens, out.ms = job.nfe, tokens, ms
+            out.tokens = tokens
             out.tokens_per_forward = tokens / max(job.nfe, 1)
             try:
                 out.value = job.compiled.decode()

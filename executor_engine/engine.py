@@ -135,10 +135,7 @@ class Engine:
         while queue or active:
             if cancel is not None and cancel.is_set():
                 for job in [*active, *queue]:
-                    p = job.progress
-                    outputs[job.index] = FillOutput(nfe=p.nfe, tokens=p.tokens, forced=p.forced,
-                                                    ms=(time.perf_counter() - t0) * 1000,
-                                                    error="cancelled")
+                    outputs[job.index] = self._output(job, t0, error="cancelled")
                 break
             while queue and len(active) < self.max_batch:
                 job = queue.popleft()
@@ -164,11 +161,14 @@ class Engine:
         return _Job(index, req.context, compiled, sampler.start(compiled.canvas), context_ids,
                     self.vocab.encode(req.instruction + "\n"))
 
-    def _output(self, job: _Job, t0: float) -> FillOutput:
+    def _output(self, job: _Job, t0: float, error: str | None = None) -> FillOutput:
+        """A job's stats, and its value unless it ended with `error`."""
         p = job.progress
         out = FillOutput(nfe=p.nfe, tokens=p.tokens, forced=p.forced,
                          tokens_per_forward=p.tokens / max(p.nfe, 1),
-                         ms=(time.perf_counter() - t0) * 1000)
+                         ms=(time.perf_counter() - t0) * 1000, error=error)
+        if error:
+            return out
         try:
             out.value = job.compiled.decode()
         except Exception as e:  # should not happen: slots only hold allowed tokens
