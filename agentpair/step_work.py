@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from agentpair.models import FillRequest, FillResult, Step
@@ -12,7 +13,12 @@ from tools.snapshot import refs_fitting
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 
 
-def fill_requests(step: Step, context: str, observation: Observation, toolbox: Toolbox) -> list[FillRequest]:
+VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
+QUOTES = "\"'\u201c\u201d\u2018\u2019"
+
+
+def fill_requests(step: Step, context: str, observation: Observation, toolbox: Toolbox,
+                  secret_names: Iterable[str] = ()) -> list[FillRequest]:
     """The executor's work for one step: none when the planner wrote the args or the tool is
     unknown, two for a targeted code step (the text, then the element to type it into)."""
     if step.kind == "act":
@@ -20,8 +26,8 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
         if tool is None or step.args is not None:
             return []
         schema = tool.args_schema()
-        return [FillRequest(kind="tool_args", instruction=step.instruction, context=context,
-                            schema=schema, allowed=allowed_refs(observation, schema))]
+        return [FillRequest(kind="tool_args", instruction=step.instruction, context=context, schema=schema,
+                            allowed=allowed_values(observation, schema, step.instruction, secret_names))]
     if step.kind == "extract":
         return [FillRequest(kind="extract", instruction=step.instruction, context=context,
                             schema=step.schema_)]
@@ -44,6 +50,36 @@ def allowed_refs(observation: Observation, tool_schema: dict[str, Any]) -> dict[
         return {}
     optional = [] if "ref" in tool_schema.get("required", []) else [""]
     return {"/ref": optional + refs_fitting(observation.snapshot, observation.refs, ref.get("x-roles"))}
+
+
+def allowed_values(observation: Observation, tool_schema: dict[str, Any], instruction: str,
+                   secret_names: Iterable[str] = ()) -> dict[str, list[Any]]:
+    """What a tool call's arguments may be: the fitting refs, and for each argument the tool marks
+    `x-verbatim` (text to type, an option to pick) a run of the instruction's words or a secret's
+    placeholder, since a step names its value; so no executor can type a value nobody gave."""
+    allowed = allowed_refs(observation, tool_schema)
+    spans = verbatim_spans(instruction, secret_names)
+    for name, prop in tool_schema.get("properties", {}).items():
+        if prop.get("x-verbatim") and spans:
+            allowed["/" + name] = spans
+    return allowed
+
+
+def verbatim_spans(instruction: str, secret_names: Iterable[str] = ()) -> list[str]:
+    """Every run of up to VERBATIM_WORDS whole words of the instruction, also without the quotes
+    around it and the punctuation after it, then each secret's placeholder; no repeats."""
+    words = instruction.split()
+    spans: dict[str, None] = {}
+    for i in range(len(words)):
+        for j in range(i + 1, min(len(words), i + VERBATIM_WORDS) + 1):
+            span = " ".join(words[i:j])
+            bare = span.rstrip(".,;:!?")
+            for variant in (span, span.strip(QUOTES), bare, bare.strip(QUOTES)):
+                if variant:
+                    spans[variant] = None
+    for name in secret_names:
+        spans["{{secret:" + name + "}}"] = None
+    return list(spans)
 
 
 def tool_call(step: Step, fills: list[FillResult]) -> tuple[str, dict[str, Any]]:

@@ -151,13 +151,14 @@ class ChoiceSlot(Slot):
         super().__init__(vocab, room)
         self.values = values
         self.seqs = [s + [vocab.pad_id] * (room - len(s)) for s in seqs]
+        self.live = self.seqs  # the sequences that agree with every committed token
 
-    def _feasible(self) -> list[list[int]]:
-        return [s for s in self.seqs
-                if all(t is None or t == s[j] for j, t in enumerate(self.tokens))]
+    def commit(self, i: int, tok: int) -> None:
+        super().commit(i, tok)
+        self.live = [s for s in self.live if s[i] == tok]
 
     def allowed(self, i: int) -> Tensor:
-        ids = sorted({s[i] for s in self._feasible()})
+        ids = sorted({s[i] for s in self.live})
         return self.vocab.cached(("ids", tuple(ids)), lambda: self.vocab.ids_mask(ids))
 
     def value(self) -> Any:

@@ -107,7 +107,8 @@ def test_renaming_a_page_keeps_every_target_where_the_context_has_it():
     assert all(r.context == renamed[0].context for r in renamed)
     old_tokens = new_tokens = 0
     for e, r in zip(group, renamed):
-        assert r.slots == e.slots
+        fixed = [[t for i, t in enumerate(x.canvas) if i not in set(x.slots)] for x in (e, r)]
+        assert fixed[0] == fixed[1]  # the schema around the slots is not renamed; a choice may grow
         for old, new in zip(json_strings(e.record["target"]), json_strings(r.record["target"])):
             if old in e.record["context"]:  # copied from the page: still copyable, renamed alike
                 assert new in r.record["context"]

@@ -18,6 +18,7 @@ from tools.browser import Browser, BrowserError
 from tools.policy import resolve_url
 
 REF = Field(description="the element's ref from the latest observation, e.g. e7")
+VERBATIM = {"x-verbatim": True}  # the step asking for this call states the value word for word
 
 
 def ref_of(*roles: str) -> Any:
@@ -50,13 +51,14 @@ class ClickArgs(BaseModel):
 
 class TypeArgs(BaseModel):
     ref: str = ref_of("textbox", "searchbox", "combobox", "spinbutton", "slider")
-    text: str = Field(description="text to put in the field (replaces its content); secrets as {{secret:name}}")
+    text: str = Field(description="text to put in the field (replaces its content); secrets as {{secret:name}}",
+                      json_schema_extra=VERBATIM)
     submit: bool = Field(False, description="press Enter afterwards")
 
 
 class SelectArgs(BaseModel):
     ref: str = ref_of("combobox", "listbox")
-    option: str = Field(description="the option's visible label (or its value)")
+    option: str = Field(description="the option's visible label (or its value)", json_schema_extra=VERBATIM)
 
 
 class CheckArgs(BaseModel):

@@ -10,7 +10,7 @@ from typing import Any
 from agentpair.datagen.pages import El, Page, code, person
 from agentpair.datagen.vocab import Vocab
 from agentpair.models import Task
-from agentpair.step_work import TARGET_SCHEMA, allowed_refs
+from agentpair.step_work import TARGET_SCHEMA, allowed_values
 from agentpair.render import executor_context
 from tools.base import Observation
 from tools.browser_actions import (CheckArgs, ClickArgs, GotoArgs, PressArgs, ReadArgs, ScrollArgs,
@@ -219,8 +219,9 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
         code_examples(rng, page, obs.url, vocab) + read_examples(page, refs)
     for ex in out:
         ex["context"] = context
-        # the refs a run offers: those of the tool's roles, "" first where the ref is optional
-        ex["allowed"] = allowed_refs(obs, ex["schema"]) if ex["kind"] == "tool_args" else {}
+        # what a run offers: the refs of the tool's roles, the instruction's words for verbatim values
+        ex["allowed"] = (allowed_values(obs, ex["schema"], ex["instruction"], page.secrets)
+                         if ex["kind"] == "tool_args" else {})
         ex["family"] = page.family
     return out
 

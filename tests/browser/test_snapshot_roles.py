@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentpair.models import Step
-from agentpair.step_work import fill_requests
+from agentpair.step_work import fill_requests, verbatim_spans
 from tools.base import Observation, Tool, Toolbox
 from tools.browser_actions import ClickArgs, ReadArgs, TypeArgs
 from tools.snapshot import ref_roles, refs_fitting
@@ -56,3 +56,24 @@ def test_an_optional_ref_may_be_left_empty_and_a_required_one_may_not() -> None:
         return fill_requests(step, "ctx", observation, toolbox)[0].allowed["/ref"]
     assert allowed("read") == ["", *REFS]  # "" reads the whole page
     assert allowed("click") == REFS
+
+
+def test_a_typed_value_is_a_run_of_the_instructions_words_or_a_secret() -> None:
+    async def run(args):  # never called
+        raise AssertionError
+
+    toolbox = Toolbox([Tool(name="type", description="type", args_model=TypeArgs, run=run)])
+    step = Step(kind="act", instruction='type "ada.lovelace" into the Username field.', tool="type")
+    request, = fill_requests(step, "ctx", Observation(snapshot=SNAPSHOT, refs=REFS), toolbox, ["password"])
+    texts = request.allowed["/text"]
+    assert request.allowed["/ref"] == ["e3", "f1e5"]
+    assert {"ada.lovelace", '"ada.lovelace"', "Username field", "{{secret:password}}"} <= set(texts)
+    assert "ada" not in texts and "ada.lovelaceal" not in texts  # whole words only, nothing made up
+    assert len(texts) == len(set(texts))
+
+
+def test_verbatim_spans_stop_at_a_dozen_words() -> None:
+    words = [f"w{i}" for i in range(30)]
+    spans = verbatim_spans(" ".join(words))
+    assert " ".join(words[:12]) in spans and " ".join(words[:13]) not in spans
+    assert verbatim_spans("") == [] and verbatim_spans("", ["pin"]) == ["{{secret:pin}}"]
