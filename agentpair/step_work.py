@@ -8,7 +8,7 @@ from typing import Any
 
 from agentpair.models import FillRequest, FillResult, Step
 from tools.base import Observation, Toolbox
-from tools.snapshot import refs_fitting
+from tools.snapshot import link_urls, refs_fitting
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 
@@ -56,12 +56,15 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
                    secret_names: Iterable[str] = ()) -> dict[str, list[Any]]:
     """What a tool call's arguments may be: the fitting refs, and for each argument the tool marks
     `x-verbatim` (text to type, an option to pick) a run of the instruction's words or a secret's
-    placeholder, since a step names its value; so no executor can type a value nobody gave."""
+    placeholder, since a step names its value, and where it marks `x-links` (a URL to open) also
+    a link target on the page; so no executor can type or open a value nobody gave."""
     allowed = allowed_refs(observation, tool_schema)
     spans = verbatim_spans(instruction, secret_names)
     for name, prop in tool_schema.get("properties", {}).items():
-        if prop.get("x-verbatim") and spans:
-            allowed["/" + name] = spans
+        values = spans + [u for u in link_urls(observation.snapshot) if u not in spans] \
+            if prop.get("x-links") else spans
+        if prop.get("x-verbatim") and values:
+            allowed["/" + name] = values
     return allowed
 
 

@@ -15,7 +15,8 @@ def offline_records(split: str, n_pages: int, seed: int | None = None) -> list[d
     """Records as build.py makes them, over a one-line-per-element stand-in snapshot."""
     rng, out = random.Random(0), []
     for i, page in enumerate(make_pages(split, n_pages, seed)):
-        lines = [f'- {ROLES[e.kind]} "{e.label}" [ref=e{j + 1}]' for j, e in enumerate(page.elements)]
+        lines = [f'- {ROLES[e.kind]} "{e.label}" [ref=e{j + 1}]' + (f"\n  - /url: {e.href}" if e.href else "")
+                 for j, e in enumerate(page.elements)]
         refs = {e.key: f"e{j + 1}" for j, e in enumerate(page.elements)}
         obs = Observation(url=f"http://{page.site.lower()}.test{page.path}", title=page.title,
                           snapshot="\n".join(lines), text=page.title, refs=list(refs.values()))

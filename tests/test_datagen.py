@@ -75,6 +75,7 @@ def test_tool_records_offer_the_refs_a_run_offers():
     every = {r["page"]: set(r["allowed"]["/ref"]) for r in tools if r["tool"] == "click"}
     typed = [r for r in tools if r["tool"] == "type" and r["page"] in every]
     assert typed and all(set(r["allowed"]["/ref"]) < every[r["page"]] for r in typed)
-    # typed text and picked options come from the instruction's words (or a secret), as at run time
-    verbatim = [(r, k) for r in tools for k in ("text", "option") if k in r["target"]]
+    # typed text, picked options and opened URLs come from the instruction's words (or a secret,
+    # or a link on the page), as at run time
+    verbatim = [(r, k) for r in tools for k in ("text", "option", "url") if k in r["target"]]
     assert verbatim and all(r["target"][k] in r["allowed"]["/" + k] for r, k in verbatim)

@@ -42,7 +42,8 @@ READ_CHARS = 8000
 
 
 class GotoArgs(BaseModel):
-    url: str = Field(description="absolute URL, or a path relative to the current page")
+    url: str = Field(description="absolute URL, or a path relative to the current page",
+                     json_schema_extra={**VERBATIM, "x-links": True})  # or a link's target
 
 
 class ClickArgs(BaseModel):

@@ -1,6 +1,6 @@
 """Shaping what the browser shows: trim an aria snapshot to a budget (interactive elements
 first), excerpt visible text, and hide secret and password values; and reading it back: each
-ref's role, the refs of the roles a tool acts on, the ref of a named element.
+ref's role and link target, the refs of the roles a tool acts on, the ref of a named element.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from tools.base import mask_secrets
 
 REF = re.compile(r"\[ref=([A-Za-z0-9]+)\]")
 ROLE = re.compile(r"^\s*- '?([a-z]+)")  # YAML quotes lines whose names hold a colon
+LINK_URL = re.compile(r"^\s*- /url: (.+?)\s*$", re.MULTILINE)
 INTERACTIVE = {
     "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
@@ -35,6 +36,11 @@ class _Line:
 def refs_in(snapshot: str) -> list[str]:
     """The refs a snapshot carries, in order of appearance."""
     return list(dict.fromkeys(REF.findall(snapshot)))
+
+
+def link_urls(snapshot: str) -> list[str]:
+    """The targets of the snapshot's links (`/url:` lines), in order of appearance."""
+    return list(dict.fromkeys(LINK_URL.findall(snapshot)))
 
 
 def ref_roles(snapshot: str) -> dict[str, str]:

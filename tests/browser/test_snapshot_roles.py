@@ -5,8 +5,8 @@ from __future__ import annotations
 from agentpair.models import Step
 from agentpair.step_work import fill_requests, verbatim_spans
 from tools.base import Observation, Tool, Toolbox
-from tools.browser_actions import ClickArgs, ReadArgs, TypeArgs
-from tools.snapshot import ref_roles, refs_fitting
+from tools.browser_actions import ClickArgs, GotoArgs, ReadArgs, TypeArgs
+from tools.snapshot import link_urls, ref_roles, refs_fitting
 
 SNAPSHOT = """- main [ref=e1]:
   - link "Home" [ref=e2] [cursor=pointer]:
@@ -77,3 +77,15 @@ def test_verbatim_spans_stop_at_a_dozen_words() -> None:
     spans = verbatim_spans(" ".join(words))
     assert " ".join(words[:12]) in spans and " ".join(words[:13]) not in spans
     assert verbatim_spans("") == [] and verbatim_spans("", ["pin"]) == ["{{secret:pin}}"]
+
+
+def test_a_url_to_open_is_in_the_instruction_or_a_link_on_the_page() -> None:
+    async def run(args):  # never called
+        raise AssertionError
+
+    assert link_urls(SNAPSHOT) == ["index.html"]
+    toolbox = Toolbox([Tool(name="goto", description="goto", args_model=GotoArgs, run=run)])
+    step = Step(kind="act", instruction="Navigate to /search?page=2", tool="goto")
+    request, = fill_requests(step, "ctx", Observation(snapshot=SNAPSHOT, refs=REFS), toolbox)
+    assert {"/search?page=2", "index.html"} <= set(request.allowed["/url"])
+    assert "/ref" not in request.allowed and "/search" not in request.allowed["/url"]
