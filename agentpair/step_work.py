@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
 from tools.base import Observation, Toolbox
@@ -14,6 +16,11 @@ TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "r
 
 
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
+PAGE_WORDS = 8  # the longest run of a page line's words an extracted string may be
+COUNTS = 21  # an extracted integer may also be a count (of rows, results ...) up to 20
+NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
+LINE_ROLE = re.compile(r"^\s*- '?[a-z]+\b:?")  # "- link", "- paragraph", "- 'textbox" ...
+ATTRIBUTES = re.compile(r"\[[^\]]*\]")  # [ref=e7] [cursor=pointer] [level=2] ...
 QUOTES = "\"'\u201c\u201d\u2018\u2019"
 
 
@@ -30,7 +37,7 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
                             allowed=allowed_values(observation, schema, step.instruction, secret_names))]
     if step.kind == "extract":
         return [FillRequest(kind="extract", instruction=step.instruction, context=context,
-                            schema=step.schema_)]
+                            schema=step.schema_, allowed=page_values(observation, step.schema_ or {}))]
     requests = [FillRequest(kind="code", instruction=step.instruction, context=context,
                             template=step.template)]
     if step.target:
@@ -68,13 +75,40 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     return allowed
 
 
-def verbatim_spans(instruction: str, secret_names: Iterable[str] = ()) -> list[str]:
-    """Every run of up to VERBATIM_WORDS whole words of the instruction, also without the quotes
-    around it and the punctuation after it, then each secret's placeholder; no repeats."""
-    words = instruction.split()
+def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, list[Any]]:
+    """What an extraction's top-level fields may be, since it reads the page: a string is a run
+    of up to PAGE_WORDS words of one snapshot line (or of the title, or the URL's path) or ""
+    (absent), a number one the page shows (commas dropped), an integer also a count up to 20.
+    Fields with an enum, a pattern or a format, and fields no value fits, are left to the schema."""
+    lines = [ATTRIBUTES.sub("", LINE_ROLE.sub("", line)) for line in observation.snapshot.splitlines()
+             if not line.lstrip().startswith("- /url:")]
+    lines += [observation.title, urlsplit(observation.url).path.replace("/", " ")]
+    spans = list(dict.fromkeys(s for line in lines for s in verbatim_spans(line, (), PAGE_WORDS)))
+    numbers = list(dict.fromkeys(n.replace(",", "") for line in lines for n in NUMBER.findall(line)))
+    allowed: dict[str, list[Any]] = {}
+    for name, prop in schema.get("properties", {}).items():
+        if {"enum", "const", "pattern", "format"} & set(prop):
+            continue
+        kind, values = prop.get("type"), []
+        if kind == "string":
+            lo, hi = prop.get("minLength", 0), prop.get("maxLength", 10**6)
+            values = [v for v in ["", *spans] if lo <= len(v) <= hi]
+        elif kind in ("integer", "number"):
+            values = [int(n) for n in numbers if "." not in n] + list(range(COUNTS)) if kind == "integer" \
+                else [float(n) for n in numbers]
+            values = [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
+        if values:
+            allowed["/" + name] = values
+    return allowed
+
+
+def verbatim_spans(text: str, secret_names: Iterable[str] = (), max_words: int = VERBATIM_WORDS) -> list[str]:
+    """Every run of up to `max_words` whole words of the text, also without the quotes around it
+    and the punctuation after it, then each secret's placeholder; no repeats."""
+    words = text.split()
     spans: dict[str, None] = {}
     for i in range(len(words)):
-        for j in range(i + 1, min(len(words), i + VERBATIM_WORDS) + 1):
+        for j in range(i + 1, min(len(words), i + max_words) + 1):
             span = " ".join(words[i:j])
             bare = span.rstrip(".,;:!?")
             for variant in (span, span.strip(QUOTES), bare, bare.strip(QUOTES)):

@@ -54,6 +54,9 @@ class Vocab:
     def encode(self, text: str) -> list[int]:
         return self.tokenizer.encode(text, add_special_tokens=False).ids
 
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
+
     def token_class(self, tok: int) -> str | None:
         """The number-syntax class of a token: "D" (digits), "-", ".", "pad" or None."""
         return self._class_of.get(tok)
@@ -146,7 +149,7 @@ class ChoiceSlot(Slot):
     """Exactly one of given values, each written as its token sequence padded to the room."""
 
     def __init__(self, vocab: Vocab, values: list[Any], texts: list[str]):
-        seqs = [vocab.encode(t) for t in texts]
+        seqs = vocab.encode_batch(texts)
         room = max(len(s) for s in seqs)
         super().__init__(vocab, room)
         self.values = values

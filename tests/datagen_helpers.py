@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import html
 import random
+import re
 from typing import Any
 
 from agentpair.datagen.build import ROLES, make_pages
 from agentpair.datagen.tasks import page_examples
 from agentpair.datagen.vocab import VOCABS
 from tools.base import Observation
+
+TAG = re.compile(r"<[^>]+>")
 
 
 def offline_records(split: str, n_pages: int, seed: int | None = None) -> list[dict[str, Any]]:
@@ -17,6 +21,8 @@ def offline_records(split: str, n_pages: int, seed: int | None = None) -> list[d
     for i, page in enumerate(make_pages(split, n_pages, seed)):
         lines = [f'- {ROLES[e.kind]} "{e.label}" [ref=e{j + 1}]' + (f"\n  - /url: {e.href}" if e.href else "")
                  for j, e in enumerate(page.elements)]
+        # the page's text too, one line per run between tags, as the snapshot's text lines
+        lines += [f"- text: {t}" for t in map(str.strip, html.unescape(TAG.sub("\n", page.html)).splitlines()) if t]
         refs = {e.key: f"e{j + 1}" for j, e in enumerate(page.elements)}
         obs = Observation(url=f"http://{page.site.lower()}.test{page.path}", title=page.title,
                           snapshot="\n".join(lines), text=page.title, refs=list(refs.values()))

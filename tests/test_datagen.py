@@ -79,3 +79,13 @@ def test_tool_records_offer_the_refs_a_run_offers():
     # or a link on the page), as at run time
     verbatim = [(r, k) for r in tools for k in ("text", "option", "url") if k in r["target"]]
     assert verbatim and all(r["target"][k] in r["allowed"]["/" + k] for r, k in verbatim)
+
+
+def test_extracted_values_are_offered_from_the_page():
+    """As at run time (step_work.page_values): every string and number an extraction's target
+    holds is among the values the page offers, "" (absent) included."""
+    extracts = [r for r in offline_records("train", 40) if r["kind"] == "extract"]
+    offered = [(r, k) for r in extracts for k in r["target"] if "/" + k in r["allowed"]]
+    assert any(r["target"][k] == "" for r, k in offered) and any(
+        isinstance(r["target"][k], float) for r, k in offered)
+    assert all(r["target"][k] in r["allowed"]["/" + k] for r, k in offered)

@@ -10,7 +10,7 @@ from typing import Any
 from agentpair.datagen.pages import El, Page, code, person
 from agentpair.datagen.vocab import Vocab
 from agentpair.models import Task
-from agentpair.step_work import TARGET_SCHEMA, allowed_values
+from agentpair.step_work import TARGET_SCHEMA, allowed_values, page_values
 from agentpair.render import executor_context
 from tools.base import Observation
 from tools.browser_actions import (CheckArgs, ClickArgs, GotoArgs, PressArgs, ReadArgs, ScrollArgs,
@@ -219,9 +219,11 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
         code_examples(rng, page, obs.url, vocab) + read_examples(page, refs)
     for ex in out:
         ex["context"] = context
-        # what a run offers: the refs of the tool's roles, the instruction's words for verbatim values
+        # what a run offers: the refs of the tool's roles, the instruction's words for verbatim
+        # values, the page's words and numbers for extracted ones
         ex["allowed"] = (allowed_values(obs, ex["schema"], ex["instruction"], page.secrets)
-                         if ex["kind"] == "tool_args" else {})
+                         if ex["kind"] == "tool_args" else
+                         page_values(obs, ex["schema"]) if ex["kind"] == "extract" else {})
         ex["family"] = page.family
     return out
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentpair.models import Step
-from agentpair.step_work import fill_requests, verbatim_spans
+from agentpair.step_work import fill_requests, page_values, verbatim_spans
 from tools.base import Observation, Tool, Toolbox
 from tools.browser_actions import ClickArgs, GotoArgs, ReadArgs, TypeArgs
 from tools.snapshot import link_urls, ref_roles, refs_fitting
@@ -89,3 +89,21 @@ def test_a_url_to_open_is_in_the_instruction_or_a_link_on_the_page() -> None:
     request, = fill_requests(step, "ctx", Observation(snapshot=SNAPSHOT, refs=REFS), toolbox)
     assert {"/search?page=2", "index.html"} <= set(request.allowed["/url"])
     assert "/ref" not in request.allowed and "/search" not in request.allowed["/url"]
+
+
+def test_an_extraction_reads_words_and_numbers_the_page_shows() -> None:
+    page = Observation(url="http://shop.test/parcels/7", title="Parcel 7", snapshot="""- main [ref=e1]:
+  - heading "Nimbus 14 Pro" [level=1] [ref=e2]
+  - paragraph [ref=e3]: Price $1,299.50 · 16 GB · in stock
+  - link "Reviews" [ref=e4]:
+    - /url: /reviews/77""")
+    schema = {"type": "object", "properties": {
+        "name": {"type": "string", "maxLength": 20}, "price": {"type": "number"}, "ram": {"type": "integer"},
+        "color": {"type": "string", "enum": ["red"]}, "ok": {"type": "boolean"}}}
+    allowed = page_values(page, schema)
+    assert set(allowed) == {"/name", "/price", "/ram"}  # enums and booleans are the schema's alone
+    assert {"", "Nimbus 14 Pro", "16 GB", "parcels", "Parcel 7"} <= set(allowed["/name"])
+    assert all(len(v) <= 20 for v in allowed["/name"]) and "heading" not in allowed["/name"]
+    assert not any("ref=" in v or "/reviews" in v for v in allowed["/name"])  # no syntax, no link targets
+    assert allowed["/price"] == [14.0, 1299.5, 16.0, 7.0]  # the lines' numbers, the URL's path's, commas dropped
+    assert allowed["/ram"][:3] == [14, 16, 7] and set(allowed["/ram"]) == set(range(21))  # or a count
