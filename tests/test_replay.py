@@ -104,7 +104,9 @@ async def test_what_if_executor_runs_on_the_recorded_plans(recorded: Path) -> No
     assert result.matched and result.success and result.model_calls == 3 and result.executor == "scripted-executor"
     assert [f.equal for f in result.fills] == [True, True, True]
     assert result.recorded_executor_s == pytest.approx(sum(s.duration_s for s in load_trace(recorded).fills()))
-    assert 0 < result.replay_executor_s < result.recorded_executor_s
+    # the replay's own executor time, fill by fill (no timing race with the recording: CI is noisy)
+    assert result.replay_executor_s == pytest.approx(sum(f.replay_ms for f in result.fills) / 1000)
+    assert result.replay_executor_s > 0
 
     other = ScriptedExecutor([{"ref": "e2"}, {"ref": "e2", "text": "x"}])
     result = await replay(recorded, executor=other)
