@@ -13,8 +13,6 @@ from tools.base import Observation, Toolbox
 from tools.snapshot import link_urls, refs_fitting
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
-
-
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
 PAGE_WORDS = 8  # the longest run of a page line's words an extracted string may be
 COUNTS = 21  # an extracted integer may also be a count (of rows, results ...) up to 20
