@@ -188,6 +188,20 @@ class Canvas:
     def masked(self) -> list[int]:
         return [p for p, (slot, i) in self.owner.items() if slot.tokens[i] is None]
 
+    def open(self) -> list[int]:
+        """The masked positions a step may choose: all of a text or number slot's, but only the
+        first of a choice's, so a value is picked from its start and never cut short by a pad
+        committed at its end before its words are known."""
+        out, seen = [], set()
+        for p in self.masked():
+            slot = self.owner[p][0]
+            if isinstance(slot, ChoiceSlot):
+                if id(slot) in seen:
+                    continue
+                seen.add(id(slot))
+            out.append(p)
+        return out
+
     def allowed(self, positions: list[int]) -> Tensor:  # bool [len(positions), V]
         return torch.stack([self.owner[p][0].allowed(self.owner[p][1]) for p in positions])
 

@@ -103,9 +103,9 @@ class _BlockSampler:
         return p
 
     def positions(self, p: Progress) -> list[int]:
-        """The canvas positions the next step chooses among: the current block's masked ones."""
+        """The canvas positions the next step chooses among: the current block's open ones."""
         lo = p.block * self.block_length
-        return [q for q in p.canvas.masked() if lo <= q < lo + self.block_length]
+        return [q for q in p.canvas.open() if lo <= q < lo + self.block_length]
 
     def _advance(self, p: Progress) -> None:
         """Move to the next block with masked positions, or finish."""
@@ -114,7 +114,8 @@ class _BlockSampler:
             if p.block * self.block_length >= max(len(p.canvas.ids), 1):
                 p.done = True
                 return
-            self._enter(p, len(self.positions(p)))
+            lo = p.block * self.block_length
+            self._enter(p, sum(lo <= q < lo + self.block_length for q in p.canvas.masked()))
 
     def _enter(self, p: Progress, masked: int) -> None:
         pass
@@ -172,8 +173,10 @@ class ReferenceSampler(_BlockSampler):
             if p.generator is None:
                 p.generator = torch.Generator(device=conf.device).manual_seed(self.seed)
             conf = torch.rand(conf.shape, device=conf.device, generator=p.generator)
-        # forced commits can leave fewer positions than the schedule planned for this step
-        return torch.topk(conf, k=min(p.schedule.pop(0), len(conf))).indices.tolist()
+        # forced commits and choices (open from their start only) can leave fewer positions than
+        # the schedule planned for this step, and so outlast it
+        planned = p.schedule.pop(0) if p.schedule else 1
+        return torch.topk(conf, k=min(planned, len(conf))).indices.tolist()
 
 
 @dataclass(frozen=True)

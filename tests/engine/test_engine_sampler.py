@@ -78,3 +78,20 @@ def test_a_value_with_one_choice_costs_no_forward(engines: dict[str, Engine]) ->
                                         sampler)[0]
         assert out.error is None and out.value == {"ref": "e4"}
         assert (out.nfe, out.tokens) == (0, 0) and out.forced >= 1
+
+
+def test_a_choice_is_picked_from_its_start(engines: dict[str, Engine]) -> None:
+    """Only a choice's first masked position is open to a step (a pad at its end must not cut a
+    value short before its words are chosen); a text slot's positions are all open."""
+    engine = engines["agentpair"]
+    values = ["ab", "ab cd ef gh", "xy zw"]
+    canvas = compile_template(engine.vocab, "{{t:3}} {{v}}", {"/v": values}).canvas
+    text = [p for p, (slot, _) in canvas.owner.items() if type(slot).__name__ == "TextSlot"]
+    choice = [p for p in canvas.owner if p not in text]
+    assert canvas.open() == text + choice[:1]
+    canvas.commit(choice[0], canvas.allowed([choice[0]])[0].nonzero()[0].item())
+    assert canvas.open() == text + choice[1:2]
+    for sampler in (ThresholdSampler(threshold=0.0), ReferenceSampler(steps_per_block=2),
+                    ReferenceSampler(block_length=4)):  # schedules sized for every masked position
+        out = engine.fill([FillInput("pick", "ctx", template="{{v}}", allowed={"/v": values})], sampler)[0]
+        assert out.error is None and out.value in values
