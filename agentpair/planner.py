@@ -129,7 +129,7 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
 
 
 SYSTEM_PROMPT = """Plan a web agent's next steps on the page shown, as JSON. Step kinds:
-act: "tool" from Tools; "instruction" names the element and value, e.g. "type ada into the Username field".
+act: "tool" from Tools; "instruction" names the element and value, e.g. "type Paris into the City field".
 extract: "schema" is a JSON schema of the facts to read.
 code: "template" has holes like {{name:16}}; "target" is the field to type it into.
 finish: "answer" is the final answer.
