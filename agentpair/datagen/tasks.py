@@ -22,15 +22,20 @@ SCHEMAS = {name: model.model_json_schema() for name, model in (
 SCHEMAS["target"] = TARGET_SCHEMA
 MISSING_KEYS = ["discount_code", "sku", "fax", "warranty", "email", "coupon", "isbn",
                 "tracking_number", "manager", "vat_id"]
+# each list ends with the embedded planner's own phrasing (datagen/sites.py), which the
+# executor reads at run time
 CLICK = ["Click the '{l}' {k}", "Click {l}", "Click on \"{l}\"", "Press the {l} {k}",
-         "Hit {l}", "Tap '{l}'", "Activate the {l} {k}", "Choose {l}"]
+         "Hit {l}", "Tap '{l}'", "Activate the {l} {k}", "Choose {l}", "click the {l} {k}"]
 TYPE = ["Type '{v}' into the {l} field", "Enter {v} as {l}", "Fill in {l} with {v}",
         "Put \"{v}\" in the {l} box", "Set {l} to {v}", "Write {v} in {l}",
-        "In the {l} input, type {v}"]
+        "In the {l} input, type {v}", "type {v} into the {l} field"]
+PASSWORD = ["Enter the password", "Type the password into the Password field", "Fill in the password",
+            "type {{{{secret:password}}}} into the {l} field"]
 SELECT = ["Choose {o} in {l}", "Select '{o}' from the {l} dropdown", "Set {l} to {o}",
-          "Pick {o} as the {l}", "Change {l} to \"{o}\""]
-CHECK_ON = ["Tick {l}", "Enable {l}", "Turn on {l}", "Check the {l} box", "Switch {l} on"]
-CHECK_OFF = ["Untick {l}", "Disable {l}", "Turn off {l}", "Uncheck the {l} box", "Switch {l} off"]
+          "Pick {o} as the {l}", "Change {l} to \"{o}\"", "select {o} in the {l} dropdown"]
+CHECK_ON = ["Tick {l}", "Enable {l}", "Turn on {l}", "Check the {l} box", "Switch {l} on", "check the {l} box"]
+CHECK_OFF = ["Untick {l}", "Disable {l}", "Turn off {l}", "Uncheck the {l} box", "Switch {l} off",
+             "uncheck the {l} box"]
 TARGET = ["the {l} {k}", "{l} {k}", "the '{l}' {k}", "{l}"]
 SUBMIT = [" and press Enter", " and submit", ", then hit Enter"]
 READ_PAGE = ["Read the page", "Read the whole page", "Read all the text on this page",
@@ -79,8 +84,7 @@ def act_examples(rng: random.Random, page: Page, refs: dict[str, str], vocab: Vo
                 continue
             out.append(_tool("click", rng.choice(CLICK).format(l=l, k=k), {"ref": ref}))
         elif e.kind == "password":
-            ins = rng.choice(["Enter the password", "Type the password into the Password field",
-                              "Fill in the password"])
+            ins = rng.choice(PASSWORD).format(l=l)
             out.append(_tool("type", ins, {"ref": ref, "text": "{{secret:password}}", "submit": False}))
         elif e.kind in ("textbox", "searchbox"):
             v, submit = _text_for(rng, e, page, vocab), rng.random() < (0.6 if e.kind == "searchbox" else 0.2)
