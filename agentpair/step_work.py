@@ -64,11 +64,13 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     placeholder, since a step names its value, and where it marks `x-links` (a URL to open) also
     a link target on the page; so no executor can type or open a value nobody gave."""
     allowed = allowed_refs(observation, tool_schema)
+    props = {n: p for n, p in tool_schema.get("properties", {}).items() if p.get("x-verbatim")}
+    if not props:
+        return allowed
     spans = verbatim_spans(instruction, secret_names)
-    for name, prop in tool_schema.get("properties", {}).items():
-        values = spans + [u for u in link_urls(observation.snapshot) if u not in spans] \
-            if prop.get("x-links") else spans
-        if prop.get("x-verbatim") and values:
+    for name, prop in props.items():
+        values = list(dict.fromkeys(spans + link_urls(observation.snapshot))) if prop.get("x-links") else spans
+        if values:
             allowed["/" + name] = values
     return allowed
 
