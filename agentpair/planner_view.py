@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-import json
-import re
+from tools.snapshot import Element, parse_elements
 
 PAGE_CHARS_FOR_PLANNER = 700
 TEXT_CHARS = 160  # a flattened code block (a config template) must fit on its line
@@ -17,70 +16,12 @@ ANNOUNCED = {"alert", "status"}
 SKIP = {"/url", "/placeholder", "note", "img", "option"}
 CELLS = {"cell", "columnheader", "rowheader"}
 STATES = ("checked", "pressed", "expanded", "disabled")
-LINE = re.compile(r'^(?P<role>[a-z/]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)'
-                  r'(?::(?: (?P<value>.*))?)?$')
-
-
-class _Node:
-    def __init__(self, indent: int, role: str, name: str, attrs: str, value: str) -> None:
-        self.indent, self.role, self.name, self.attrs, self.value = indent, role, name, attrs, value
-        self.children: list[_Node] = []
-
-
-def _unquote(text: str) -> str:
-    """A YAML scalar as the snapshot writes it ('...' or "...") -> its text."""
-    if len(text) >= 2 and text[0] == text[-1] == "'":
-        return text[1:-1].replace("''", "'")
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError:
-            return text[1:-1]
-    return text
-
-
-def _split_quoted_key(body: str) -> str:
-    """`'link "A: b" [ref=e4]': rest` -> `link "A: b" [ref=e4]: rest` (YAML quotes keys with a colon)."""
-    if not body.startswith("'"):
-        return body
-    i = 1
-    while i < len(body):
-        if body[i] == "'" and body[i + 1:i + 2] == "'":
-            i += 2
-            continue
-        if body[i] == "'":
-            return body[1:i].replace("''", "'") + body[i + 1:]
-        i += 1
-    return body
-
-
-def _parse(snapshot: str) -> list[_Node]:
-    roots: list[_Node] = []
-    stack: list[_Node] = []
-    for raw in snapshot.splitlines():
-        stripped = raw.lstrip(" ")
-        if not stripped.startswith("- "):
-            continue
-        match = LINE.match(_split_quoted_key(stripped[2:].rstrip()))
-        if not match:
-            continue
-        name = match.group("name") or ""
-        node = _Node(len(raw) - len(stripped), match.group("role"),
-                     name.replace('\\"', '"').replace("\\\\", "\\"), match.group("attrs") or "",
-                     _unquote((match.group("value") or "").strip()))
-        while stack and stack[-1].indent >= node.indent:
-            stack.pop()
-        (stack[-1].children if stack else roots).append(node)
-        stack.append(node)
-    return roots
-
-
 def _short(text: str, limit: int = TEXT_CHARS) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _texts(node: _Node) -> list[str]:
+def _texts(node: Element) -> list[str]:
     """All names and text values under a node (a table row's or an alert's one line)."""
     out = [t for t in (node.name, node.value) if t]
     for child in node.children:
@@ -89,15 +30,15 @@ def _texts(node: _Node) -> list[str]:
     return out
 
 
-def _interactive(nodes: list[_Node]) -> list[_Node]:
+def _interactive(nodes: list[Element]) -> list[Element]:
     """The interactive elements under these nodes (a row's links and buttons)."""
-    found: list[_Node] = []
+    found: list[Element] = []
     for node in nodes:
         found += [node] if node.role in INTERACTIVE else _interactive(node.children)
     return found
 
 
-def _element(node: _Node) -> str:
+def _element(node: Element) -> str:
     line = f'{node.role} "{_short(node.name, 80)}"' if node.name else node.role
     line += "".join(f" [{s}]" for s in STATES if f"[{s}]" in node.attrs or f"[{s}=true]" in node.attrs)
     options = [o.name for o in node.children if o.role == "option"]
@@ -110,13 +51,13 @@ def _element(node: _Node) -> str:
     return line
 
 
-def _inline(node: _Node) -> bool:
+def _inline(node: Element) -> bool:
     runs = node.children
     return len(runs) > 1 and all(not c.children and c.value and c.role not in INTERACTIVE | SKIP
                                  for c in runs)
 
 
-def _lines(nodes: list[_Node], out: list[tuple[int, str]], names: set[str]) -> None:
+def _lines(nodes: list[Element], out: list[tuple[int, str]], names: set[str]) -> None:
     """Depth first, in document order: (tier, line); tier 0 elements, 1 rows, 2 text."""
     for node in nodes:
         if node.role in INTERACTIVE:
@@ -154,7 +95,7 @@ def compact_page(snapshot: str, limit: int = PAGE_CHARS_FOR_PLANNER) -> str:
     alerts first, then table rows, then text; kept lines stay in document order."""
     found: list[tuple[int, str]] = []
     names: set[str] = set()
-    _lines(_parse(snapshot), found, names)
+    _lines(parse_elements(snapshot), found, names)
     lines = [(tier, text) for tier, text in found if tier < 2 or text not in names]  # a label's own text
     total = sum(len(text) + 1 for _, text in lines)
     if total <= limit:

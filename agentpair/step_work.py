@@ -10,15 +10,13 @@ from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
 from tools.base import Observation, Toolbox
-from tools.snapshot import link_urls, refs_fitting
+from tools.snapshot import link_urls, page_texts, refs_fitting
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
 PAGE_WORDS = 8  # the longest run of a page line's words an extracted string may be
 COUNTS = 21  # an extracted integer may also be a count (of rows, results ...) up to 20
 NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
-LINE_ROLE = re.compile(r"^\s*- '?[a-z]+\b:?")  # "- link", "- paragraph", "- 'textbox" ...
-ATTRIBUTES = re.compile(r"\[[^\]]*\]")  # [ref=e7] [cursor=pointer] [level=2] ...
 QUOTES = "\"'\u201c\u201d\u2018\u2019"
 
 
@@ -77,12 +75,12 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
 
 def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, list[Any]]:
     """What an extraction's top-level fields may be, since it reads the page: a string is a run
-    of up to PAGE_WORDS words of one snapshot line (or of the title, or the URL's path) or ""
-    (absent), a number one the page shows (commas dropped), an integer also a count up to 20.
+    of up to PAGE_WORDS words of one of the page's texts (an element's name or value, the title,
+    the URL's path) or "" (absent), a number one the page shows (commas dropped), an integer
+    also a count up to 20.
     Fields with an enum, a pattern or a format, and fields no value fits, are left to the schema."""
-    lines = [ATTRIBUTES.sub("", LINE_ROLE.sub("", line)) for line in observation.snapshot.splitlines()
-             if not line.lstrip().startswith("- /url:")]
-    lines += [observation.title, urlsplit(observation.url).path.replace("/", " ")]
+    path = urlsplit(observation.url).path.replace("/", " ")
+    lines = [*page_texts(observation.snapshot), observation.title, path]
     spans = list(dict.fromkeys(s for line in lines for s in verbatim_spans(line, (), PAGE_WORDS)))
     numbers = list(dict.fromkeys(n.replace(",", "") for line in lines for n in NUMBER.findall(line)))
     allowed: dict[str, list[Any]] = {}

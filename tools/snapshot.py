@@ -1,18 +1,22 @@
 """Shaping what the browser shows: trim an aria snapshot to a budget (interactive elements
-first), excerpt visible text, and hide secret and password values; and reading it back: each
-ref's role and link target, the refs of the roles a tool acts on, the ref of a named element.
+first), excerpt visible text, and hide secret and password values; and reading it back: the
+element tree, the page's texts, each ref's role and link target, the refs of the roles a tool
+acts on, the ref of a named element.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tools.base import mask_secrets
 
 REF = re.compile(r"\[ref=([A-Za-z0-9]+)\]")
 ROLE = re.compile(r"^\s*- '?([a-z]+)")  # YAML quotes lines whose names hold a colon
 LINK_URL = re.compile(r"^\s*- /url: (.+?)\s*$", re.MULTILINE)
+ELEMENT = re.compile(r'^(?P<role>[a-z/]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)'
+                     r'(?::(?: (?P<value>.*))?)?$')
 INTERACTIVE = {
     "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
@@ -31,6 +35,82 @@ class _Line:
     text: str
     parent: int | None
     tier: int
+
+
+@dataclass
+class Element:
+    """One snapshot line read back: `textbox "Email" [ref=e4]: ada@x.org` is role `textbox`,
+    name `Email`, attrs ` [ref=e4]`, value `ada@x.org`; `/url:` and `/placeholder:` lines are
+    elements too (role `/url`), children of theirs."""
+
+    indent: int
+    role: str
+    name: str
+    attrs: str
+    value: str
+    children: list[Element] = field(default_factory=list)
+
+
+def parse_elements(snapshot: str) -> list[Element]:
+    """The snapshot's element tree (its top-level elements); lines that are not elements are skipped."""
+    roots: list[Element] = []
+    stack: list[Element] = []
+    for raw in snapshot.splitlines():
+        stripped = raw.lstrip(" ")
+        if not stripped.startswith("- "):
+            continue
+        match = ELEMENT.match(_split_quoted_key(stripped[2:].rstrip()))
+        if not match:
+            continue
+        name = (match.group("name") or "").replace('\\"', '"').replace("\\\\", "\\")
+        node = Element(len(raw) - len(stripped), match.group("role"), name, match.group("attrs") or "",
+                       _unquote((match.group("value") or "").strip()))
+        while stack and stack[-1].indent >= node.indent:
+            stack.pop()
+        (stack[-1].children if stack else roots).append(node)
+        stack.append(node)
+    return roots
+
+
+def page_texts(snapshot: str) -> list[str]:
+    """What the page says, in document order: every element's name and value, not its link
+    targets or placeholders."""
+    out: list[str] = []
+
+    def walk(nodes: list[Element]) -> None:
+        for node in nodes:
+            if not node.role.startswith("/"):
+                out.extend(t for t in (node.name, node.value) if t)
+            walk(node.children)
+    walk(parse_elements(snapshot))
+    return out
+
+
+def _unquote(text: str) -> str:
+    """A YAML scalar as the snapshot writes it ('...' or "...") -> its text."""
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1].replace("''", "'")
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return text[1:-1]
+    return text
+
+
+def _split_quoted_key(body: str) -> str:
+    """`'link "A: b" [ref=e4]': rest` -> `link "A: b" [ref=e4]: rest` (YAML quotes keys with a colon)."""
+    if not body.startswith("'"):
+        return body
+    i = 1
+    while i < len(body):
+        if body[i] == "'" and body[i + 1:i + 2] == "'":
+            i += 2
+            continue
+        if body[i] == "'":
+            return body[1:i].replace("''", "'") + body[i + 1:]
+        i += 1
+    return body
 
 
 def refs_in(snapshot: str) -> list[str]:

@@ -6,7 +6,7 @@ from agentpair.models import Step
 from agentpair.step_work import fill_requests, page_values, verbatim_spans
 from tools.base import Observation, Tool, Toolbox
 from tools.browser_actions import ClickArgs, GotoArgs, ReadArgs, TypeArgs
-from tools.snapshot import link_urls, ref_roles, refs_fitting
+from tools.snapshot import link_urls, page_texts, ref_roles, refs_fitting
 
 SNAPSHOT = """- main [ref=e1]:
   - link "Home" [ref=e2] [cursor=pointer]:
@@ -107,3 +107,12 @@ def test_an_extraction_reads_words_and_numbers_the_page_shows() -> None:
     assert not any("ref=" in v or "/reviews" in v for v in allowed["/name"])  # no syntax, no link targets
     assert allowed["/price"] == [14.0, 1299.5, 16.0, 7.0]  # the lines' numbers, the URL's path's, commas dropped
     assert allowed["/ram"][:3] == [14, 16, 7] and set(allowed["/ram"]) == set(range(21))  # or a count
+
+
+def test_the_pages_texts_are_names_and_values_not_syntax_links_or_placeholders() -> None:
+    texts = page_texts(SNAPSHOT + """
+  - textbox "Email" [ref=e7]: ada@x.org
+    - /placeholder: you@example.com
+  - 'button "Say \\"hi\\": now" [ref=e8]': 'It''s late'""")
+    assert texts == ["Home", "Search: books", "Card number", "Go", "plain words", "Email", "ada@x.org",
+                     'Say "hi": now', "It's late"]
