@@ -23,12 +23,13 @@ SCHEMAS["target"] = TARGET_SCHEMA
 MISSING_KEYS = ["discount_code", "sku", "fax", "warranty", "email", "coupon", "isbn",
                 "tracking_number", "manager", "vat_id"]
 # each list ends with the embedded planner's own phrasing (datagen/sites.py), which the
-# executor reads at run time
+# executor reads at run time: `phrasing` picks it half the time
+PLANNER_SHARE = 0.5
 CLICK = ["Click the '{l}' {k}", "Click {l}", "Click on \"{l}\"", "Press the {l} {k}",
          "Hit {l}", "Tap '{l}'", "Activate the {l} {k}", "Choose {l}", "click the {l} {k}"]
 TYPE = ["Type '{v}' into the {l} field", "Enter {v} as {l}", "Fill in {l} with {v}",
         "Put \"{v}\" in the {l} box", "Set {l} to {v}", "Write {v} in {l}",
-        "In the {l} input, type {v}", "type {v} into the {l} field"]
+        "In the {l} input, type {v}", "type {v} into the {l} {b}"]
 PASSWORD = ["Enter the password", "Type the password into the Password field", "Fill in the password",
             "type {{{{secret:password}}}} into the {l} field"]
 SELECT = ["Choose {o} in {l}", "Select '{o}' from the {l} dropdown", "Set {l} to {o}",
@@ -48,6 +49,13 @@ EMPTY_NOTE = ["(empty if not shown)", "(\"\" if missing)", "(leave empty when ab
 def _kind_word(e: El) -> str:
     return {"link": "link", "button": "button", "select": "dropdown", "checkbox": "checkbox",
             "searchbox": "search box"}.get(e.kind, "field")
+
+
+def phrasing(rng: random.Random, options: list[str]) -> str:
+    """One wording of an act: the planner's own (the list's last) with PLANNER_SHARE, else another.
+    The executor reads the planner's wording at run time; as one wording in eight it was too rare
+    to learn where the value ends ("type {{secret:password}} into the Password field" -> "Password")."""
+    return options[-1] if rng.random() < PLANNER_SHARE else rng.choice(options[:-1])
 
 
 def _text_for(rng: random.Random, e: El, page: Page, vocab: Vocab) -> str:
@@ -82,22 +90,24 @@ def act_examples(rng: random.Random, page: Page, refs: dict[str, str], vocab: Vo
         if e.kind in ("link", "button"):
             if rng.random() < 0.3:
                 continue
-            out.append(_tool("click", rng.choice(CLICK).format(l=l, k=k), {"ref": ref}))
+            out.append(_tool("click", phrasing(rng, CLICK).format(l=l, k=k), {"ref": ref}))
         elif e.kind == "password":
-            ins = rng.choice(PASSWORD).format(l=l)
+            ins = phrasing(rng, PASSWORD).format(l=l)
             out.append(_tool("type", ins, {"ref": ref, "text": "{{secret:password}}", "submit": False}))
         elif e.kind in ("textbox", "searchbox"):
             v, submit = _text_for(rng, e, page, vocab), rng.random() < (0.6 if e.kind == "searchbox" else 0.2)
-            ins = rng.choice(TYPE).format(v=v, l=l) + (rng.choice(SUBMIT) if submit else "")
+            wording = phrasing(rng, TYPE)
+            tail = (" and press Enter" if wording == TYPE[-1] else rng.choice(SUBMIT)) if submit else ""
+            ins = wording.format(v=v, l=l, b="box" if e.kind == "searchbox" else "field") + tail
             if e.kind == "searchbox" and rng.random() < 0.5:
                 ins = f"Search for {v}" + (rng.choice(SUBMIT) if submit else " without submitting")
             out.append(_tool("type", ins, {"ref": ref, "text": v, "submit": submit}))
         elif e.kind == "select":
             o = rng.choice(e.options)
-            out.append(_tool("select", rng.choice(SELECT).format(o=o, l=l), {"ref": ref, "option": o}))
+            out.append(_tool("select", phrasing(rng, SELECT).format(o=o, l=l), {"ref": ref, "option": o}))
         elif e.kind == "checkbox":
             on = rng.random() < 0.5
-            out.append(_tool("check", rng.choice(CHECK_ON if on else CHECK_OFF).format(l=l),
+            out.append(_tool("check", phrasing(rng, CHECK_ON if on else CHECK_OFF).format(l=l),
                              {"ref": ref, "on": on}))
         if rng.random() < 0.35:
             desc = rng.choice(TARGET).format(l=l, k=k)
