@@ -25,6 +25,7 @@ MISSING_KEYS = ["discount_code", "sku", "fax", "warranty", "email", "coupon", "i
 # each list ends with the embedded planner's own phrasing (datagen/sites.py), which the
 # executor reads at run time: `phrasing` picks it half the time
 PLANNER_SHARE = 0.5
+VALUE_DRAWS = 2  # steps per field that takes a value: finding where the value ends is what failed at run time
 CLICK = ["Click the '{l}' {k}", "Click {l}", "Click on \"{l}\"", "Press the {l} {k}",
          "Hit {l}", "Tap '{l}'", "Activate the {l} {k}", "Choose {l}", "click the {l} {k}"]
 TYPE = ["Type '{v}' into the {l} field", "Enter {v} as {l}", "Fill in {l} with {v}",
@@ -81,6 +82,24 @@ def _tool(tool: str, instruction: str, target: dict[str, Any]) -> dict[str, Any]
             "schema": SCHEMAS[tool], "target": target}
 
 
+def _value_step(rng: random.Random, e: El, ref: str, page: Page, vocab: Vocab) -> dict[str, Any]:
+    """A step that names the value to type or pick into one field."""
+    l = e.label
+    if e.kind == "password":
+        ins = phrasing(rng, PASSWORD).format(l=l)
+        return _tool("type", ins, {"ref": ref, "text": "{{secret:password}}", "submit": False})
+    if e.kind == "select":
+        o = rng.choice(e.options)
+        return _tool("select", phrasing(rng, SELECT).format(o=o, l=l), {"ref": ref, "option": o})
+    v, submit = _text_for(rng, e, page, vocab), rng.random() < (0.6 if e.kind == "searchbox" else 0.2)
+    wording = phrasing(rng, TYPE)
+    tail = (" and press Enter" if wording == TYPE[-1] else rng.choice(SUBMIT)) if submit else ""
+    ins = wording.format(v=v, l=l, b="box" if e.kind == "searchbox" else "field") + tail
+    if e.kind == "searchbox" and rng.random() < 0.5:
+        ins = f"Search for {v}" + (rng.choice(SUBMIT) if submit else " without submitting")
+    return _tool("type", ins, {"ref": ref, "text": v, "submit": submit})
+
+
 def act_examples(rng: random.Random, page: Page, refs: dict[str, str], vocab: Vocab) -> list[dict[str, Any]]:
     out = []
     for e in page.elements:
@@ -91,20 +110,8 @@ def act_examples(rng: random.Random, page: Page, refs: dict[str, str], vocab: Vo
             if rng.random() < 0.3:
                 continue
             out.append(_tool("click", phrasing(rng, CLICK).format(l=l, k=k), {"ref": ref}))
-        elif e.kind == "password":
-            ins = phrasing(rng, PASSWORD).format(l=l)
-            out.append(_tool("type", ins, {"ref": ref, "text": "{{secret:password}}", "submit": False}))
-        elif e.kind in ("textbox", "searchbox"):
-            v, submit = _text_for(rng, e, page, vocab), rng.random() < (0.6 if e.kind == "searchbox" else 0.2)
-            wording = phrasing(rng, TYPE)
-            tail = (" and press Enter" if wording == TYPE[-1] else rng.choice(SUBMIT)) if submit else ""
-            ins = wording.format(v=v, l=l, b="box" if e.kind == "searchbox" else "field") + tail
-            if e.kind == "searchbox" and rng.random() < 0.5:
-                ins = f"Search for {v}" + (rng.choice(SUBMIT) if submit else " without submitting")
-            out.append(_tool("type", ins, {"ref": ref, "text": v, "submit": submit}))
-        elif e.kind == "select":
-            o = rng.choice(e.options)
-            out.append(_tool("select", phrasing(rng, SELECT).format(o=o, l=l), {"ref": ref, "option": o}))
+        elif e.kind in ("password", "textbox", "searchbox", "select"):
+            out += [_value_step(rng, e, ref, page, vocab) for _ in range(VALUE_DRAWS)]
         elif e.kind == "checkbox":
             on = rng.random() < 0.5
             out.append(_tool("check", phrasing(rng, CHECK_ON if on else CHECK_OFF).format(l=l),
