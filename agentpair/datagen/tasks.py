@@ -54,8 +54,9 @@ def _kind_word(e: El) -> str:
 
 def phrasing(rng: random.Random, options: list[str]) -> str:
     """One wording of an act: the planner's own (the list's last) with PLANNER_SHARE, else another.
-    The executor reads the planner's wording at run time; as one wording in eight it was too rare
-    to learn where the value ends ("type {{secret:password}} into the Password field" -> "Password")."""
+    The executor reads the planner's wording at run time; as one wording of four to nine it was
+    too rare to learn where a value ends ("type {{secret:password}} into the Password field" ->
+    "Password")."""
     return options[-1] if rng.random() < PLANNER_SHARE else rng.choice(options[:-1])
 
 
