@@ -14,7 +14,7 @@ from tools.snapshot import link_urls, page_texts, refs_fitting
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
-PAGE_WORDS = 8  # the longest run of a page line's words an extracted string may be
+PAGE_WORDS = 8  # the longest run of one page text's words an extracted string may be
 COUNTS = 21  # an extracted integer may also be a count (of rows, results ...) up to 20
 NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
 QUOTES = "\"'\u201c\u201d\u2018\u2019"

@@ -40,8 +40,8 @@ class _Line:
 @dataclass
 class Element:
     """One snapshot line read back: `textbox "Email" [ref=e4]: ada@x.org` is role `textbox`,
-    name `Email`, attrs ` [ref=e4]`, value `ada@x.org`; `/url:` and `/placeholder:` lines are
-    elements too (role `/url`), children of theirs."""
+    name `Email`, attrs ` [ref=e4]`, value `ada@x.org`. A `/url:` or `/placeholder:` line is an
+    element too (role `/url`, its text the value), a child of the link or field it belongs to."""
 
     indent: int
     role: str
