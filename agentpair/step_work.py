@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
 from tools.base import Observation, Toolbox
-from tools.snapshot import link_urls, page_texts, refs_fitting
+from tools.snapshot import link_urls, option_labels, page_texts, refs_fitting
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
@@ -18,6 +18,13 @@ PAGE_WORDS = 8  # the longest run of one page text's words an extracted string m
 COUNTS = 21  # an extracted integer may also be a count (of rows, results ...) up to 20
 NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
 QUOTES = "\"'\u201c\u201d\u2018\u2019"
+# A value a step names is the object of a verb or a preposition ("type X into ...", "select X in
+# ...", "set L to X", "fill in L with X", "search for X") and ends where the wording resumes
+# ("into", "in", "as", "and press Enter", "without ...") or at the end.
+LEADS = frozenset({"type", "enter", "select", "choose", "pick", "put", "write", "fill", "input", "insert",
+                   "set", "search", "press", "paste", "add", "open", "visit", "load", "to", "for", "with"})
+RESUMES = frozenset({"into", "in", "as", "and", "without", "then", "to", "on", "for", "with", "from", "at"})
+ARTICLES = frozenset({"the", "a", "an", "your", "my", "this"})
 
 
 def fill_requests(step: Step, context: str, observation: Observation, toolbox: Toolbox,
@@ -58,16 +65,23 @@ def allowed_refs(observation: Observation, tool_schema: dict[str, Any]) -> dict[
 def allowed_values(observation: Observation, tool_schema: dict[str, Any], instruction: str,
                    secret_names: Iterable[str] = ()) -> dict[str, list[Any]]:
     """What a tool call's arguments may be: the fitting refs, and for each argument the tool marks
-    `x-verbatim` (text to type, an option to pick) a run of the instruction's words or a secret's
-    placeholder, since a step names its value, and where it marks `x-links` (a URL to open) also
-    a link target on the page; so no executor can type or open a value nobody gave."""
+    `x-verbatim` (text to type, an option to pick) a value the instruction names (see
+    verbatim_spans) or the placeholder of a secret it names, since a step names its value;
+    where it marks `x-links` (a URL to open) also a link target on the page, and where it marks
+    `x-options` (an option) only the named values the page shows as options, if any is. So no
+    executor can type or open a value nobody gave."""
     allowed = allowed_refs(observation, tool_schema)
     props = {n: p for n, p in tool_schema.get("properties", {}).items() if p.get("x-verbatim")}
     if not props:
         return allowed
-    spans = verbatim_spans(instruction, secret_names)
+    spans = verbatim_spans(instruction, secret_names, whole_values=True)
     for name, prop in props.items():
-        values = list(dict.fromkeys(spans + link_urls(observation.snapshot))) if prop.get("x-links") else spans
+        values = spans
+        if prop.get("x-links"):
+            values = list(dict.fromkeys(spans + link_urls(observation.snapshot)))
+        if prop.get("x-options"):
+            options = set(option_labels(observation.snapshot))
+            values = [v for v in spans if v in options] or spans
         if values:
             allowed["/" + name] = values
     return allowed
@@ -100,21 +114,44 @@ def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, l
     return allowed
 
 
-def verbatim_spans(text: str, secret_names: Iterable[str] = (), max_words: int = VERBATIM_WORDS) -> list[str]:
+def verbatim_spans(text: str, secret_names: Iterable[str] = (), max_words: int = VERBATIM_WORDS,
+                   whole_values: bool = False) -> list[str]:
     """Every run of up to `max_words` whole words of the text, also without the quotes around it
-    and the punctuation after it, then each secret's placeholder; no repeats."""
+    and the punctuation after it, then the placeholder of each secret the text names; no repeats.
+    With `whole_values` only the runs a named value can be, bare (no quotes, no punctuation
+    after): starting after a word that leads to one (LEADS) or a colon; ending the text, in
+    punctuation or a quote, or before a word the wording resumes with (RESUMES); and quoted
+    whole if opened by a quote. So "select Japan in the Country dropdown" offers "Japan" and
+    "Japan in the Country dropdown" only, and "type 'Paris' into the City field" "Paris"."""
     words = text.split()
     spans: dict[str, None] = {}
     for i in range(len(words)):
         for j in range(i + 1, min(len(words), i + max_words) + 1):
+            if whole_values and not _whole_value(words, i, j):
+                continue
             span = " ".join(words[i:j])
             bare = span.rstrip(".,;:!?")
-            for variant in (span, span.strip(QUOTES), bare, bare.strip(QUOTES)):
+            whole = (bare.strip(QUOTES),)
+            for variant in whole if whole_values else (span, span.strip(QUOTES), bare, *whole):
                 if variant:
                     spans[variant] = None
     for name in secret_names:
-        spans["{{secret:" + name + "}}"] = None
+        if name.replace("_", " ").lower() in text.replace("_", " ").lower():  # the placeholder names it too
+            spans["{{secret:" + name + "}}"] = None
     return list(spans)
+
+
+def _whole_value(words: list[str], start: int, end: int) -> bool:
+    """Whether words[start:end] can be a value the words name (see verbatim_spans)."""
+    last = words[end - 1].rstrip(".,;:!?")
+    if start == 0 or not (words[start - 1].lower() in LEADS or words[start - 1].endswith(":")):
+        return False
+    if words[start][0] in QUOTES:
+        if not (last and last[-1] in QUOTES):
+            return False
+    elif any(words[k].lower() in RESUMES and words[k + 1].lower() in ARTICLES for k in range(start + 1, end - 1)):
+        return False  # runs on past "into the ...": the wording resumed there
+    return end == len(words) or words[end - 1][-1] in ".,;:!?" + QUOTES or words[end].lower() in RESUMES
 
 
 def tool_call(step: Step, fills: list[FillResult]) -> tuple[str, dict[str, Any]]:

@@ -59,7 +59,8 @@ class TypeArgs(BaseModel):
 
 class SelectArgs(BaseModel):
     ref: str = ref_of("combobox", "listbox")
-    option: str = Field(description="the option's visible label (or its value)", json_schema_extra=VERBATIM)
+    option: str = Field(description="the option's visible label (or its value)",
+                        json_schema_extra={**VERBATIM, "x-options": True})  # one the page shows, if named
 
 
 class CheckArgs(BaseModel):

@@ -86,6 +86,19 @@ def page_texts(snapshot: str) -> list[str]:
     return out
 
 
+def option_labels(snapshot: str) -> list[str]:
+    """The labels of the options the snapshot shows (of its dropdowns and list boxes), in order."""
+    out: list[str] = []
+
+    def walk(nodes: list[Element]) -> None:
+        for node in nodes:
+            if node.role == "option" and node.name:
+                out.append(node.name)
+            walk(node.children)
+    walk(parse_elements(snapshot))
+    return list(dict.fromkeys(out))
+
+
 def _unquote(text: str) -> str:
     """A YAML scalar as the snapshot writes it ('...' or "...") -> its text."""
     if len(text) >= 2 and text[0] == text[-1] == "'":

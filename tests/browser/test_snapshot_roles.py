@@ -5,8 +5,8 @@ from __future__ import annotations
 from agentpair.models import Step
 from agentpair.step_work import fill_requests, page_values, verbatim_spans
 from tools.base import Observation, Tool, Toolbox
-from tools.browser_actions import ClickArgs, GotoArgs, ReadArgs, TypeArgs
-from tools.snapshot import link_urls, page_texts, ref_roles, refs_fitting
+from tools.browser_actions import ClickArgs, GotoArgs, ReadArgs, SelectArgs, TypeArgs
+from tools.snapshot import link_urls, option_labels, page_texts, ref_roles, refs_fitting
 
 SNAPSHOT = """- main [ref=e1]:
   - link "Home" [ref=e2] [cursor=pointer]:
@@ -58,25 +58,52 @@ def test_an_optional_ref_may_be_left_empty_and_a_required_one_may_not() -> None:
     assert allowed("click") == REFS
 
 
-def test_a_typed_value_is_a_run_of_the_instructions_words_or_a_secret() -> None:
+def test_a_typed_value_is_the_value_the_instruction_names_or_a_secret_it_names() -> None:
     async def run(args):  # never called
         raise AssertionError
 
     toolbox = Toolbox([Tool(name="type", description="type", args_model=TypeArgs, run=run)])
-    step = Step(kind="act", instruction='type "ada.lovelace" into the Username field.', tool="type")
-    request, = fill_requests(step, "ctx", Observation(snapshot=SNAPSHOT, refs=REFS), toolbox, ["password"])
-    texts = request.allowed["/text"]
-    assert request.allowed["/ref"] == ["e3", "f1e5"]
-    assert {"ada.lovelace", '"ada.lovelace"', "Username field", "{{secret:password}}"} <= set(texts)
-    assert "ada" not in texts and "ada.lovelaceal" not in texts  # whole words only, nothing made up
-    assert len(texts) == len(set(texts))
+    observation = Observation(snapshot=SNAPSHOT, refs=REFS)
+
+    def texts(instruction: str) -> list[str]:
+        step = Step(kind="act", instruction=instruction, tool="type")
+        request, = fill_requests(step, "ctx", observation, toolbox, ["password", "api_key"])
+        assert request.allowed["/ref"] == ["e3", "f1e5"]
+        return request.allowed["/text"]
+    assert texts('type "ada.lovelace" into the Username field.') == ["ada.lovelace"]  # quoted: whole, bare
+    assert texts("type Ada Lovelace into the Full name field") == ["Ada Lovelace"]  # not "Ada Lovelace into the"
+    assert texts("type {{secret:password}} into the Password field") == ["{{secret:password}}"]
+    assert texts("Enter the password") == ["the password", "{{secret:password}}"]
+    assert "{{secret:api_key}}" in texts("Fill in the API key") and "{{secret:api_key}}" not in texts("Type x")
+    assert set(texts("Set Title to left hand of darkness and press Enter")) == {
+        "Title", "Title to left hand of darkness", "Title to left hand of darkness and press Enter",
+        "left hand of darkness", "left hand of darkness and press Enter", "Enter"}  # never "hand of"
+    assert texts("Write Dinner in the park") == ["Dinner"]  # the wording resumed at "in the"
+    assert texts("Write 'Dinner in the park'") == ["Dinner in the park"]  # unless quoted
 
 
 def test_verbatim_spans_stop_at_a_dozen_words() -> None:
     words = [f"w{i}" for i in range(30)]
     spans = verbatim_spans(" ".join(words))
     assert " ".join(words[:12]) in spans and " ".join(words[:13]) not in spans
-    assert verbatim_spans("") == [] and verbatim_spans("", ["pin"]) == ["{{secret:pin}}"]
+    assert verbatim_spans("") == [] and verbatim_spans("the pin", ["pin", "key"])[-1] == "{{secret:pin}}"
+
+
+def test_an_option_to_pick_is_one_the_page_shows_when_the_instruction_names_one() -> None:
+    async def run(args):  # never called
+        raise AssertionError
+
+    snapshot = """- combobox "Sort by" [ref=e1]:
+  - option "Featured" [selected]
+  - 'option "Price: low to high"'"""
+    assert option_labels(snapshot) == ["Featured", "Price: low to high"]
+    toolbox = Toolbox([Tool(name="select", description="select", args_model=SelectArgs, run=run)])
+
+    def options(instruction: str) -> list[str]:
+        step = Step(kind="act", instruction=instruction, tool="select")
+        return fill_requests(step, "ctx", Observation(snapshot=snapshot, refs=["e1"]), toolbox)[0].allowed["/option"]
+    assert options("select Price: low to high in the Sort by dropdown") == ["Price: low to high"]
+    assert options("select Newest in the Sort by dropdown") == ["Newest"]  # not on the page: the named value
 
 
 def test_a_url_to_open_is_in_the_instruction_or_a_link_on_the_page() -> None:
