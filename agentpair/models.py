@@ -62,9 +62,24 @@ class Step(BaseModel):
             raise ValueError("an act step names its tool")
         if self.kind == "extract" and not self.schema_:
             raise ValueError("an extract step carries a JSON schema")
+        if self.kind == "extract" and (undefined := _undefined_required(self.schema_)):
+            raise ValueError(f"the extract schema requires {', '.join(undefined)} but its properties do not "
+                             "define them")
         if self.kind == "code" and not self.template:
             raise ValueError("a code step carries a template")
         return self
+
+
+def _undefined_required(schema: Any, where: str = "") -> list[str]:
+    """The fields an object schema (or one nested in it) requires without defining them."""
+    if not isinstance(schema, dict):
+        return []
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    out = [where + str(name) for name in schema.get("required", []) if name not in props] \
+        if schema.get("type", "object") == "object" else []
+    for name, sub in props.items():
+        out += _undefined_required(sub, f"{where}{name}.")
+    return out + _undefined_required(schema.get("items"), f"{where}[].")
 
 
 class Plan(BaseModel):

@@ -88,14 +88,20 @@ async def test_the_sent_schema_asks_for_a_text_answer_unless_the_task_has_an_ans
         jsonschema.validate(finish("3.5"), structured)
 
 
-@pytest.mark.parametrize("bad", ["not json at all", json.dumps({"thought": "t", "steps": []}),
-                                 json.dumps({"steps": [{"kind": "act", "instruction": "no tool"}]})])
-async def test_invalid_output_is_reasked_once_with_the_error(bad: str) -> None:
+@pytest.mark.parametrize(("bad", "says"), [
+    ("not json at all", "not JSON"),
+    (json.dumps({"thought": "t", "steps": []}), "steps"),
+    (json.dumps({"steps": [{"kind": "act", "instruction": "no tool"}]}), "names its tool"),
+    (json.dumps({"steps": [{"kind": "extract", "instruction": "the price", "schema": {
+        "type": "object", "properties": {"price": {"type": "number"}}, "required": ["price", "name"]}}]}),
+     "requires name but its properties do not define"),  # the executor could not fill it
+])
+async def test_invalid_output_is_reasked_once_with_the_error(bad: str, says: str) -> None:
     with FakeEndpoint([Reply(content=bad), Reply(content=GOOD)]) as fake:
         reply = await planner(fake).plan(REQUEST)
         assert reply.plan.steps[0].kind == "finish"
         reask = fake.requests[1]["body"]["messages"]
-        assert reask[-2]["content"] == bad and "invalid" in reask[-1]["content"]
+        assert reask[-2]["content"] == bad and "invalid" in reask[-1]["content"] and says in reask[-1]["content"]
     with FakeEndpoint([Reply(content=bad)]) as fake:
         with pytest.raises(PlannerError, match="invalid plan twice"):
             await planner(fake).plan(REQUEST)
