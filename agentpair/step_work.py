@@ -18,11 +18,13 @@ PAGE_WORDS = 8  # the longest run of one page text's words an extracted string m
 COUNTS = 21  # an extracted integer may also be a count (of rows, results ...) up to 20
 NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
 QUOTES = "\"'\u201c\u201d\u2018\u2019"
-# A value a step names is the object of a verb or a preposition ("type X into ...", "select X in
-# ...", "set L to X", "fill in L with X", "search for X") and ends where the wording resumes
-# ("into", "in", "as", "and press Enter", "without ...") or at the end.
-LEADS = frozenset({"type", "enter", "select", "choose", "pick", "put", "write", "fill", "input", "insert",
-                   "set", "search", "press", "paste", "add", "open", "visit", "load", "to", "for", "with"})
+# A value a step names is the object of a verb or of a preposition ("type X into ...",
+# "select X in ...", "set L to X", "fill in L with X", "search for X"; not the "type" of "the
+# Ticket type dropdown") and ends where the wording resumes ("into", "in", "as", "and press
+# Enter", "without ...") or at the end.
+VERBS = frozenset({"type", "enter", "select", "choose", "pick", "put", "write", "fill", "input", "insert",
+                   "set", "change", "search", "press", "paste", "add", "open", "visit", "load"})
+PREPOSITIONS = frozenset({"to", "for", "with"})
 RESUMES = frozenset({"into", "in", "as", "and", "without", "then", "to", "on", "for", "with", "from", "at"})
 ARTICLES = frozenset({"the", "a", "an", "your", "my", "this"})
 
@@ -119,13 +121,14 @@ def verbatim_spans(text: str, secret_names: Iterable[str] = (), max_words: int =
     """Every run of up to `max_words` whole words of the text, also without the quotes around it
     and the punctuation after it, then the placeholder of each secret the text names; no repeats.
     With `whole_values` only the runs a named value can be, bare (no quotes, no punctuation
-    after): starting after a word that leads to one (LEADS) or a colon; ending the text, in
+    after): starting after a clause's verb (VERBS), a preposition or a colon; ending the text, in
     punctuation or a quote, or before a word the wording resumes with (RESUMES); and quoted
     whole if opened by a quote. So "select Japan in the Country dropdown" offers "Japan" and
     "Japan in the Country dropdown" only, and "type 'Paris' into the City field" "Paris"."""
     words = text.split()
+    starts = _value_starts(words) if whole_values else set(range(len(words)))
     spans: dict[str, None] = {}
-    for i in range(len(words)):
+    for i in sorted(starts):
         for j in range(i + 1, min(len(words), i + max_words) + 1):
             if whole_values and not _whole_value(words, i, j):
                 continue
@@ -141,11 +144,18 @@ def verbatim_spans(text: str, secret_names: Iterable[str] = (), max_words: int =
     return list(spans)
 
 
+def _value_starts(words: list[str]) -> set[int]:
+    """Where a value the words name may start: after a verb that opens a clause (first, or after
+    a comma, "and" or "then"), a preposition or a colon."""
+    lower = [w.lower() for w in words]
+    opens = [i == 0 or lower[i - 1] in ("and", "then") or lower[i - 1][-1] in ",;" for i in range(len(words))]
+    return {i + 1 for i, w in enumerate(lower) if i + 1 < len(words)
+            and (w in VERBS and opens[i] or w in PREPOSITIONS or w.endswith(":"))}
+
+
 def _whole_value(words: list[str], start: int, end: int) -> bool:
-    """Whether words[start:end] can be a value the words name (see verbatim_spans)."""
+    """Whether words[start:end], which starts where a value may, can be one (see verbatim_spans)."""
     last = words[end - 1].rstrip(".,;:!?")
-    if start == 0 or not (words[start - 1].lower() in LEADS or words[start - 1].endswith(":")):
-        return False
     if words[start][0] in QUOTES:
         if not (last and last[-1] in QUOTES):
             return False

@@ -78,6 +78,7 @@ def test_a_typed_value_is_the_value_the_instruction_names_or_a_secret_it_names()
     assert set(texts("Set Title to left hand of darkness and press Enter")) == {
         "Title", "Title to left hand of darkness", "Title to left hand of darkness and press Enter",
         "left hand of darkness", "left hand of darkness and press Enter", "Enter"}  # never "hand of"
+    assert texts("In the Search notes input, type chess") == ["chess"]  # the verb opening a clause
     assert texts("Write Dinner in the park") == ["Dinner"]  # the wording resumed at "in the"
     assert texts("Write 'Dinner in the park'") == ["Dinner in the park"]  # unless quoted
 
@@ -103,7 +104,8 @@ def test_an_option_to_pick_is_one_the_page_shows_when_the_instruction_names_one(
         step = Step(kind="act", instruction=instruction, tool="select")
         return fill_requests(step, "ctx", Observation(snapshot=snapshot, refs=["e1"]), toolbox)[0].allowed["/option"]
     assert options("select Price: low to high in the Sort by dropdown") == ["Price: low to high"]
-    assert options("select Newest in the Sort by dropdown") == ["Newest"]  # not on the page: the named value
+    assert options("select Newest in the Sort type dropdown") == ["Newest"]  # not on the page: the named value
+    # (and not "dropdown": the "type" of a label opens no clause)
 
 
 def test_a_url_to_open_is_in_the_instruction_or_a_link_on_the_page() -> None:
