@@ -111,6 +111,7 @@ class Encoded:
     instruction: list[int]
     canvas: list[int]
     slots: list[int]  # canvas positions owned by a slot
+    slot_of: list[int]  # for each of those, which slot (0, 1, ... in canvas order)
     record: dict[str, Any]  # the dataset record it encodes
 
 
@@ -129,8 +130,10 @@ def encode_record(vocab: Vocab, r: dict[str, Any]) -> Encoded:
         positions = [p for p in sorted(canvas.owner) if canvas.owner[p][0] is slot]
         for p, t in zip(positions, _slot_tokens(vocab, slot, target)):
             ids[p] = t
+    owner = sorted(canvas.owner)
+    slot_of = [next(k for k, slot in enumerate(slots) if slot is canvas.owner[p][0]) for p in owner]
     return Encoded(vocab.encode(r["context"] + "\n"), vocab.encode(r["instruction"] + "\n"),
-                   ids, sorted(canvas.owner), r)
+                   ids, owner, slot_of, r)
 
 
 def group_by_context(encoded: list[Encoded]) -> list[list[Encoded]]:
@@ -264,14 +267,24 @@ def _example(e: Encoded, arch: str, mask_id: int, rng: random.Random) -> tuple[l
     return inp, out
 
 
+def _weights(e: Encoded, out: list[int], shift: int) -> list[float]:
+    """Loss weight of each target (predicting position i + shift): 1 / (slots with a target x
+    that slot's targets)."""
+    slot_at = dict(zip((len(e.instruction) + s for s in e.slots), e.slot_of))
+    at = [slot_at[i + shift] if t != -100 else None for i, t in enumerate(out)]
+    counts = {k: at.count(k) for k in set(at) - {None}}
+    return [0.0 if k is None else 1.0 / (len(counts) * counts[k]) for k in at]
+
+
 def pack(groups: list[list[Encoded]], arch: str, mask_id: int, rng: random.Random) -> Batch:
     """Each context is encoded once and every example of its group attends to it and to itself
     only, exactly as at inference (the context never attends to instruction or canvas).
 
     diffusion: slot positions masked with a per-example ratio t ~ U(0, 1), loss where masked.
     ar: causal; the logit before each slot position predicts it (targets shifted left by one).
-    Every example weighs the same in the loss, however many of its tokens are targets: a ref
-    choice of one token counts as much as an extraction of forty (mostly pad) tokens.
+    Every example weighs the same in the loss, and within it every slot with a target, however
+    many tokens it has: the one token of a `submit` flag counts as much as the twenty (mostly
+    pad) of the text typed before it.
     """
     ctx_len = torch.tensor([len(g[0].context) for g in groups])
     context = _pad([g[0].context for g in groups], 0)  # [B, P]
@@ -286,8 +299,7 @@ def pack(groups: list[list[Encoded]], arch: str, mask_id: int, rng: random.Rando
         row: list[list] = [[], [], [], [], [], []]
         for k, e in enumerate(group):
             inp, out = _example(e, arch, mask_id, rng)
-            n, n_targets = len(inp), sum(t != -100 for t in out)
-            weight = [0.0 if t == -100 else 1.0 / n_targets for t in out]
+            n, weight = len(inp), _weights(e, out, 1 if arch == "ar" else 0)
             for acc, new in zip(row, (inp, out, list(range(n)), [k] * n,
                                       [1] * len(e.instruction) + [2] * len(e.canvas), weight)):
                 acc += new

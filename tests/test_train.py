@@ -74,15 +74,24 @@ def test_a_name_is_the_same_tokens_in_instruction_and_snapshot():
             assert any(tokens[i:i + len(name_tokens)] == name_tokens for i in range(len(tokens)))
 
 
-def test_every_example_weighs_the_same_in_the_loss():
+@pytest.mark.parametrize("arch", ["diffusion", "ar"])
+def test_every_example_and_every_slot_in_it_weighs_the_same_in_the_loss(arch: str):
     records = offline_records("train", 2)
     tok = train_tokenizer(record_texts(records), 500)
     vocab = Vocab(tok, 512, tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>"),
                   torch.device("cpu"))
-    encoded = [encode_record(vocab, r) for r in records[:6]]
-    batch = pack([encoded[:3], encoded[3:]], "diffusion", vocab.mask_id, random.Random(0))
+    typing = [r for r in records if r.get("tool") == "type"][:2]  # ref, text and submit slots
+    encoded = [encode_record(vocab, r) for r in typing + records[:4]]
+    batch = pack([encoded[:3], encoded[3:]], arch, vocab.mask_id, random.Random(0))
     assert torch.allclose(batch.weights.sum(), torch.tensor(6.0))
     assert ((batch.weights > 0) == (batch.targets != -100)).all()
+    if arch == "ar":  # every slot all targets: each slot's share is the same, however long it is
+        e, row = encoded[0], batch.weights[0]
+        start = len(e.instruction) - 1  # the token before a slot position predicts it
+        shares = [sum(float(row[start + p]) for p, k in zip(e.slots, e.slot_of) if k == slot)
+                  for slot in sorted(set(e.slot_of))]
+        assert len(shares) == 3 and max(e.slot_of.count(k) for k in range(3)) > 1  # ref, text, submit
+        assert all(abs(share - 1 / 3) < 1e-6 for share in shares)
 
 
 def test_renaming_a_page_keeps_every_target_where_the_context_has_it():
