@@ -192,7 +192,10 @@ def buy(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     cart, checkout, place = words.one(rng, "cart"), words.one(rng, "checkout"), words.one(rng, "place_order")
     labels = [words.one(rng, k) for k in ("name_field", "street_field", "city_field", "postcode_field",
                                            "shipping_field")]
-    rows = "".join(f"<div>{h(x, 3)}{p(f'${price(rng):.2f}')}{button(f'Add {x} to cart')}</div>" for x in products)
+    aside = random.Random(f"buy {site.name} {target}")  # own draws: the episode's stream stays as it was
+    others = [words.one(aside, "aside") for _ in products]
+    rows = "".join(f"<div>{h(x, 3)}{p(f'${price(rng):.2f}')}{button(f'Add {x} to cart')}{button(o)}</div>"
+                   for x, o in zip(products, others))
     shop = site.screen("/shop", vocab.one(rng, "item").capitalize() + "s", h("Shop"), rows, a(cart, "/cart"))
     calls = [Call(shop, f"Add the {target} to the cart and open the cart.",
                   [click("button", f"Add {target} to cart"), click("link", cart)])]

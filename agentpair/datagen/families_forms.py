@@ -247,9 +247,13 @@ def config(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     box, other_box = words.one(rng, "box"), words.one(rng, "other_box")
     said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, _, v in settings)
     goal = words.goal(rng, "code", site=site.name, kind=kind, settings=said, box=box)
-    new = f"New {kind}"
-    home = site.screen("/", "Console", h(f"{site.name} console"), a(new, "/new"),
-                       a(f"All {kind}s", "/list"), p(f"{rng.randint(2, 40)} {kind}s running."))
+    aside = random.Random(f"config {site.name} {kind}")  # own draws: the episode's stream stays as it was
+    new, listed = words.one(aside, "create_link").format(kind), aside.random() < 0.5
+    everything, role = f"All {kind}s", aside.choice(["link", "button"])
+    home = site.screen("/", "Console", h(f"{site.name} console"), "" if listed else a(new, "/new"),
+                       a(everything, "/list"), p(f"{rng.randint(2, 40)} {kind}s running."))
+    listing = site.screen("/list", everything, h(everything), p(f"{aside.randint(2, 40)} {kind}s running."),
+                          a(new, "/new") if role == "link" else button(new))  # the form is one page further
     create = f"Create {kind}"
 
     def page(text: str = "") -> Screen:
@@ -258,8 +262,10 @@ def config(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
 
     write = code(f"fill in the {kind} template: {said}", template, box, filled, [v for _, _, v in settings])
     moves = [write, click("button", create)]
-    calls = [Call(home, f"Open the {new} page.", [click("link", new)]),
-             Call(page(), "Fill in the template, paste it and create it.", moves)]
+    opening = [Call(home, f"Open the {everything} page; the form is reached from there.",
+                    [click("link", everything)]), Call(listing, f"Open the {new} page.", [click(role, new)])] \
+        if listed else [Call(home, f"Open the {new} page.", [click("link", new)])]
+    calls = [*opening, Call(page(), "Fill in the template, paste it and create it.", moves)]
     if rng.random() < FAIL:
         error, ref = stale(rng)
         calls[-1].ran = [write, moves[1].ran(error, args=ref)]

@@ -26,6 +26,10 @@ LABELS: dict[str, list[str]] = {
     "menu": ["Menu", "More", "Browse", "All sections", "Open menu", "Explore", "Sections",
              "Site menu"],
     "cart": ["View cart", "Cart", "Go to cart", "Basket", "Shopping cart", "Your bag"],
+    "aside": ["Add to wishlist", "Notify me", "Quick view", "Add to list", "Compare", "Details",
+              "Share", "Save it"],  # a product's other button, beside its add-to-cart
+    "create_link": ["New {}", "Create a {}", "Add a {}", "Set up a {}", "New {} from template",
+                    "Launch a {}"],
     "checkout": ["Proceed to checkout", "Checkout now", "Go to checkout", "Check out",
                  "Continue to checkout", "Secure checkout"],
     "place_order": ["Place order", "Buy now", "Complete purchase", "Confirm order", "Pay now",
@@ -155,6 +159,8 @@ TRAIN_LABELS: dict[str, list[str]] = {
                      "Search for anything", "Product finder", "Query"],
     "menu": ["Navigation", "Show menu", "Categories", "Everything", "Departments", "Main menu"],
     "cart": ["Trolley", "Shopping bag", "Open cart", "Items in cart", "Bag"],
+    "aside": ["Favourite", "Specs", "Bookmark", "Watch"],
+    "create_link": ["Start a {}", "Add new {}", "+ New {}"],
     "checkout": ["Continue to payment", "Checkout", "Pay securely", "Go to payment", "Review and pay"],
     "place_order": ["Pay and finish", "Finish order", "Order now", "Complete order", "Place my order"],
     "name_field": ["Recipient", "Recipient name", "Deliver to", "Addressee", "First and last name"],
@@ -226,7 +232,7 @@ TRAIN_GOALS: dict[str, list[str]] = {
 }
 # Page labels that may be written differently on a training site (case, a trailing mark), so the
 # planner copies a label from the page rather than recalling it.
-VARIED = set(TRAIN_LABELS) - {"shipping", "ticket", "event"}
+VARIED = set(TRAIN_LABELS) - {"shipping", "ticket", "event", "create_link"}
 DECORATIONS = [str.upper, str.lower, lambda s: s + ":", lambda s: s + " ›", lambda s: s + " *"]
 
 
