@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
@@ -18,6 +18,7 @@ PAGE_WORDS = 8  # the longest run of one page text's words an extracted string m
 COUNTS = 21  # an extracted integer may also be a count (of rows, results ...) up to 20
 NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
 QUOTES = "\"'\u201c\u201d\u2018\u2019"
+SEPARATOR = re.compile(r"^[^\w{]+$")  # a word of no letters or digits between a page text's parts: "·", "|"
 # A value a step names is the object of a verb or of a preposition ("type X into ...",
 # "select X in ...", "set L to X", "fill in L with X", "search for X"; not the "type" of "the
 # Ticket type dropdown") and ends where the wording resumes ("into", "in", "as", "and press
@@ -76,7 +77,7 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     props = {n: p for n, p in tool_schema.get("properties", {}).items() if p.get("x-verbatim")}
     if not props:
         return allowed
-    spans = verbatim_spans(instruction, secret_names, whole_values=True)
+    spans = verbatim_spans(instruction, "named", secret_names)
     for name, prop in props.items():
         values = spans
         if prop.get("x-links"):
@@ -90,14 +91,14 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
 
 
 def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, list[Any]]:
-    """What an extraction's top-level fields may be, since it reads the page: a string is a run
-    of up to PAGE_WORDS words of one of the page's texts (an element's name or value, the title,
-    the URL's path) or "" (absent), a number one the page shows (commas dropped), an integer
-    also a count up to 20.
+    """What an extraction's top-level fields may be, since it reads the page: a string is a whole
+    run of up to PAGE_WORDS words of one of the page's texts (an element's name or value, the
+    title, a part of the URL's path; see verbatim_spans) or "" (absent), a number one the page shows
+    (commas dropped), an integer also a count up to 20.
     Fields with an enum, a pattern or a format, and fields no value fits, are left to the schema."""
-    path = urlsplit(observation.url).path.replace("/", " ")
-    lines = [*page_texts(observation.snapshot), observation.title, path]
-    spans = list(dict.fromkeys(s for line in lines for s in verbatim_spans(line, (), PAGE_WORDS)))
+    path = [part for part in urlsplit(observation.url).path.split("/") if part]
+    lines = [*page_texts(observation.snapshot), observation.title, *path]
+    spans = list(dict.fromkeys(s for line in lines for s in verbatim_spans(line, "shown", max_words=PAGE_WORDS)))
     numbers = list(dict.fromkeys(n.replace(",", "") for line in lines for n in NUMBER.findall(line)))
     allowed: dict[str, list[Any]] = {}
     for name, prop in schema.get("properties", {}).items():
@@ -116,26 +117,30 @@ def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, l
     return allowed
 
 
-def verbatim_spans(text: str, secret_names: Iterable[str] = (), max_words: int = VERBATIM_WORDS,
-                   whole_values: bool = False) -> list[str]:
-    """Every run of up to `max_words` whole words of the text, also without the quotes around it
-    and the punctuation after it, then the placeholder of each secret the text names; no repeats.
-    With `whole_values` only the runs a named value can be, bare (no quotes, no punctuation
-    after): starting after a clause's verb (VERBS), a preposition or a colon; ending the text, in
-    punctuation or a quote, or before a word the wording resumes with (RESUMES); and quoted
-    whole if opened by a quote. So "select Japan in the Country dropdown" offers "Japan" and
-    "Japan in the Country dropdown" only, and "type 'Paris' into the City field" "Paris"."""
+def verbatim_spans(text: str, whole: Literal["named", "shown"], secret_names: Iterable[str] = (),
+                   max_words: int = VERBATIM_WORDS) -> list[str]:
+    """The runs of up to `max_words` words of the text that a whole value can be, then the
+    placeholder of each secret the text names; no repeats.
+    "named" (a value a step names), bare (no quotes, no punctuation after): starting after a
+    clause's verb (VERBS), a preposition or a colon; ending the text, in punctuation or a quote,
+    or before a word the wording resumes with (RESUMES); and quoted whole if opened by a quote.
+    So "select Japan in the Country dropdown" offers "Japan" and "Japan in the Country dropdown"
+    only, and "type 'Paris' into the City field" "Paris".
+    "shown" (a value a page shows), also without the quotes around it and the punctuation after
+    it: ending the text, in punctuation, or before a separator ("·", "|", "-"); so "Crimson
+    Walnut cushion" offers no "Crimson", and "By Ada · 2024-03-08" offers "Ada" and "2024-03-08"."""
     words = text.split()
-    starts = _value_starts(words) if whole_values else set(range(len(words)))
+    named = whole == "named"
+    starts = _value_starts(words) if named else set(range(len(words)))
     spans: dict[str, None] = {}
     for i in sorted(starts):
         for j in range(i + 1, min(len(words), i + max_words) + 1):
-            if whole_values and not _whole_value(words, i, j):
+            if not (_whole_value(words, i, j) if named else _ends_shown(words, j)):
                 continue
             span = " ".join(words[i:j])
             bare = span.rstrip(".,;:!?")
-            whole = (bare.strip(QUOTES),)
-            for variant in whole if whole_values else (span, span.strip(QUOTES), bare, *whole):
+            stripped = (bare.strip(QUOTES),)
+            for variant in stripped if named else (span, span.strip(QUOTES), bare, *stripped):
                 if variant:
                     spans[variant] = None
     for name in secret_names:
@@ -162,6 +167,11 @@ def _whole_value(words: list[str], start: int, end: int) -> bool:
     elif any(words[k].lower() in RESUMES and words[k + 1].lower() in ARTICLES for k in range(start + 1, end - 1)):
         return False  # runs on past "into the ...": the wording resumed there
     return end == len(words) or words[end - 1][-1] in ".,;:!?" + QUOTES or words[end].lower() in RESUMES
+
+
+def _ends_shown(words: list[str], end: int) -> bool:
+    """Whether a value a page shows may end before words[end]."""
+    return end == len(words) or words[end - 1][-1] in ".,;:!?" or SEPARATOR.match(words[end]) is not None
 
 
 def tool_call(step: Step, fills: list[FillResult]) -> tuple[str, dict[str, Any]]:

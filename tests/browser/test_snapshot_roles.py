@@ -85,9 +85,16 @@ def test_a_typed_value_is_the_value_the_instruction_names_or_a_secret_it_names()
 
 def test_verbatim_spans_stop_at_a_dozen_words() -> None:
     words = [f"w{i}" for i in range(30)]
-    spans = verbatim_spans(" ".join(words))
-    assert " ".join(words[:12]) in spans and " ".join(words[:13]) not in spans
-    assert verbatim_spans("") == [] and verbatim_spans("the pin", ["pin", "key"])[-1] == "{{secret:pin}}"
+    spans = verbatim_spans(" ".join(words), "shown")
+    assert " ".join(words[-12:]) in spans and " ".join(words[-13:]) not in spans
+    assert verbatim_spans("", "named") == [] and verbatim_spans("the pin", "named", ["pin", "key"]) == ["{{secret:pin}}"]
+
+
+def test_a_value_a_page_shows_ends_where_a_text_or_its_part_does() -> None:
+    assert verbatim_spans("Crimson Walnut cushion", "shown") == ["Crimson Walnut cushion", "Walnut cushion", "cushion"]
+    spans = verbatim_spans("By Ada Byron · 2024-03-08 · 15 min read", "shown")
+    assert {"Ada Byron", "2024-03-08", "15 min read"} <= set(spans) and "Ada" not in spans
+    assert {"371-4646.", "371-4646"} <= set(verbatim_spans("Questions? Call 371-4646.", "shown"))
 
 
 def test_an_option_to_pick_is_one_the_page_shows_when_the_instruction_names_one() -> None:
