@@ -15,7 +15,8 @@ from tools.snapshot import link_urls, option_labels, page_texts, refs_fitting
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
 PAGE_WORDS = 8  # the longest run of one page text's words an extracted string may be
-COUNTS = 21  # an extracted integer may also be a count (of rows, results ...) up to 20
+COUNTS = 21  # an extracted integer that asks for a count (of rows, results ...) may be one up to 20
+COUNTED = re.compile(r"count|number of|how many|total", re.IGNORECASE)  # a field's name or description asking for one
 NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
 QUOTES = "\"'\u201c\u201d\u2018\u2019"
 SEPARATOR = re.compile(r"^[^\w{]+$")  # a word of no letters or digits between a page text's parts: "·", "|"
@@ -94,7 +95,7 @@ def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, l
     """What an extraction's top-level fields may be, since it reads the page: a string is a whole
     run of up to PAGE_WORDS words of one of the page's texts (an element's name or value, the
     title, a part of the URL's path; see verbatim_spans) or "" (absent), a number one the page shows
-    (commas dropped), an integer also a count up to 20.
+    (commas dropped), an integer that asks for a count (COUNTED) also a count up to 20.
     Fields with an enum, a pattern or a format, and fields no value fits, are left to the schema."""
     path = [part for part in urlsplit(observation.url).path.split("/") if part]
     lines = [*page_texts(observation.snapshot), observation.title, *path]
@@ -109,8 +110,9 @@ def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, l
             lo, hi = prop.get("minLength", 0), prop.get("maxLength", 10**6)
             values = [v for v in ["", *spans] if lo <= len(v) <= hi]
         elif kind in ("integer", "number"):
-            values = [int(n) for n in numbers if "." not in n] + list(range(COUNTS)) if kind == "integer" \
-                else [float(n) for n in numbers]
+            counted = kind == "integer" and COUNTED.search(f"{name} {prop.get('description', '')}") is not None
+            values = [int(n) for n in numbers if "." not in n] + list(range(COUNTS if counted else 0)) \
+                if kind == "integer" else [float(n) for n in numbers]
             values = [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
         if values:
             allowed["/" + name] = values

@@ -135,14 +135,17 @@ def test_an_extraction_reads_words_and_numbers_the_page_shows() -> None:
     - /url: /reviews/77""")
     schema = {"type": "object", "properties": {
         "name": {"type": "string", "maxLength": 20}, "price": {"type": "number"}, "ram": {"type": "integer"},
-        "color": {"type": "string", "enum": ["red"]}, "ok": {"type": "boolean"}}}
+        "color": {"type": "string", "enum": ["red"]}, "ok": {"type": "boolean"}, "row_count": {"type": "integer"},
+        "reviews": {"type": "integer", "description": "how many reviews"}}}
     allowed = page_values(page, schema)
-    assert set(allowed) == {"/name", "/price", "/ram"}  # enums and booleans are the schema's alone
+    assert set(allowed) == {"/name", "/price", "/ram", "/row_count", "/reviews"}  # enums, booleans: the schema's
     assert {"", "Nimbus 14 Pro", "16 GB", "parcels", "Parcel 7"} <= set(allowed["/name"])
     assert all(len(v) <= 20 for v in allowed["/name"]) and "heading" not in allowed["/name"]
     assert not any("ref=" in v or "/reviews" in v for v in allowed["/name"])  # no syntax, no link targets
     assert allowed["/price"] == [14.0, 1299.5, 16.0, 7.0]  # the lines' numbers, the URL's path's, commas dropped
-    assert allowed["/ram"][:3] == [14, 16, 7] and set(allowed["/ram"]) == set(range(21))  # or a count
+    assert allowed["/ram"] == [14, 16, 7]  # read off the page
+    assert allowed["/row_count"][:3] == [14, 16, 7] and set(allowed["/row_count"]) == set(range(21)) | {14, 16, 7}
+    assert set(allowed["/reviews"]) == set(allowed["/row_count"])  # a count: asked for by name or description
 
 
 def test_the_pages_texts_are_names_and_values_not_syntax_links_or_placeholders() -> None:
