@@ -78,7 +78,9 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     props = {n: p for n, p in tool_schema.get("properties", {}).items() if p.get("x-verbatim")}
     if not props:
         return allowed
-    spans = verbatim_spans(instruction, "named", secret_names)
+    # a step that names no value the usual way ("save profile") is still held to its own words
+    spans = verbatim_spans(instruction, "named", secret_names) \
+        or verbatim_spans(instruction, "shown", secret_names)
     for name, prop in props.items():
         values = spans
         if prop.get("x-links"):

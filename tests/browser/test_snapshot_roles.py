@@ -79,6 +79,7 @@ def test_a_typed_value_is_the_value_the_instruction_names_or_a_secret_it_names()
         "Title", "Title to left hand of darkness", "Title to left hand of darkness and press Enter",
         "left hand of darkness", "left hand of darkness and press Enter", "Enter"}  # never "hand of"
     assert texts("In the Search notes input, type chess") == ["chess"]  # the verb opening a clause
+    assert "profile" in texts("save profile")  # no value named the usual way: still the step's own words
     assert texts("Write Dinner in the park") == ["Dinner"]  # the wording resumed at "in the"
     assert texts("Write 'Dinner in the park'") == ["Dinner in the park"]  # unless quoted
 
