@@ -119,9 +119,11 @@ def encode_record(vocab: Vocab, r: dict[str, Any]) -> Encoded:
     """The record's target canvas; ValueError when the target does not fit its canvas."""
     canvas = compile_record(vocab, r).canvas
     slots: list[Slot] = []
-    for pos in sorted(canvas.owner):
+    owner, slot_of = sorted(canvas.owner), []
+    for pos in owner:
         if not slots or canvas.owner[pos][0] is not slots[-1]:
             slots.append(canvas.owner[pos][0])
+        slot_of.append(len(slots) - 1)
     targets = slot_targets(vocab, r)
     if len(targets) != len(slots):
         raise ValueError(f"{len(targets)} targets for {len(slots)} slots")
@@ -130,8 +132,6 @@ def encode_record(vocab: Vocab, r: dict[str, Any]) -> Encoded:
         positions = [p for p in sorted(canvas.owner) if canvas.owner[p][0] is slot]
         for p, t in zip(positions, _slot_tokens(vocab, slot, target)):
             ids[p] = t
-    owner = sorted(canvas.owner)
-    slot_of = [next(k for k, slot in enumerate(slots) if slot is canvas.owner[p][0]) for p in owner]
     return Encoded(vocab.encode(r["context"] + "\n"), vocab.encode(r["instruction"] + "\n"),
                    ids, owner, slot_of, r)
 

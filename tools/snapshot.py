@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tools.base import mask_secrets
@@ -72,31 +73,26 @@ def parse_elements(snapshot: str) -> list[Element]:
     return roots
 
 
+def walk_elements(snapshot: str) -> Iterator[Element]:
+    """Every element of the snapshot's tree, in document order."""
+    def walk(nodes: list[Element]) -> Iterator[Element]:
+        for node in nodes:
+            yield node
+            yield from walk(node.children)
+    return walk(parse_elements(snapshot))
+
+
 def page_texts(snapshot: str) -> list[str]:
     """What the page says, in document order: every element's name and value, not its link
     targets or placeholders."""
-    out: list[str] = []
-
-    def walk(nodes: list[Element]) -> None:
-        for node in nodes:
-            if not node.role.startswith("/"):
-                out.extend(t for t in (node.name, node.value) if t)
-            walk(node.children)
-    walk(parse_elements(snapshot))
-    return out
+    return [t for node in walk_elements(snapshot) if not node.role.startswith("/")
+            for t in (node.name, node.value) if t]
 
 
 def option_labels(snapshot: str) -> list[str]:
     """The labels of the options the snapshot shows (of its dropdowns and list boxes), in order."""
-    out: list[str] = []
-
-    def walk(nodes: list[Element]) -> None:
-        for node in nodes:
-            if node.role == "option" and node.name:
-                out.append(node.name)
-            walk(node.children)
-    walk(parse_elements(snapshot))
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(node.name for node in walk_elements(snapshot)
+                              if node.role == "option" and node.name))
 
 
 def _unquote(text: str) -> str:
