@@ -188,7 +188,8 @@ class EmbeddedPlanner:
         if self._planner is None:
             await asyncio.to_thread(self.server.start)
             self._planner = OpenAIPlanner(self.server.base_url, model=self.name, api_key="not-needed",
-                                          structured_output="llamacpp", **self._options)  # type: ignore[arg-type]
+                                          structured_output="llamacpp", grounded=True,
+                                          **self._options)  # type: ignore[arg-type]
 
     async def plan(self, request: PlanRequest) -> PlanReply:
         await self.start()

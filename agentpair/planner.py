@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agentpair.endpoint import Attempt, Endpoint, EndpointError, StructuredOutput
 from agentpair.models import Plan, StepRecord, Task
-from agentpair.planner_view import compact_page
+from agentpair.planner_view import PageNames, compact_page, page_names
 from agentpair.redaction import Redactor
 
 
@@ -34,6 +34,8 @@ class PlanRequest(BaseModel):
     url: str = ""
     title: str = ""
     page: str = Field("", description="a short view of the page (planner_view.compact_page)")
+    names: PageNames = Field(default_factory=PageNames, description="the page's element names, for a "
+                                                                    "grounded plan schema (plan_grounding)")
     memory: list[Any] = Field(default_factory=list)
     history: list[str] = Field(default_factory=list)
     tools: list[ToolInfo] = Field(default_factory=list)
@@ -71,31 +73,44 @@ class Planner(Protocol):
 TEXT = {"type": "string", "minLength": 1, "maxLength": 400}  # bounded free text: templates, answers
 
 
+INSTRUCTION = {"type": "string", "maxLength": 120}
+
+
+def step_shape(kind: str, props: dict[str, Any], required: list[str],
+               instruction: dict[str, Any] = INSTRUCTION) -> dict[str, Any]:
+    """One step kind's JSON schema: its constant kind, its instruction, its own fields."""
+    return {"type": "object", "additionalProperties": False, "required": ["kind", "instruction", *required],
+            "properties": {"kind": {"const": kind}, "instruction": instruction, **props}}
+
+
+def plan_object(steps: list[dict[str, Any]], max_steps: int = 6) -> dict[str, Any]:
+    """A plan's JSON schema: a thought and 1..max_steps steps, each one of the `steps` shapes."""
+    return {
+        "type": "object", "additionalProperties": False, "required": ["thought", "steps"],
+        "properties": {
+            "thought": {"type": "string", "maxLength": 120},
+            "steps": {"type": "array", "minItems": 1, "maxItems": max_steps, "items": {"anyOf": steps}},
+        },
+    }
+
+
+def finish_shape(output_schema: dict[str, Any] | None) -> dict[str, Any]:
+    return step_shape("finish", {"answer": output_schema or TEXT}, ["answer"])
+
+
 def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON schema a planner answers under: one shape per step kind, tools as an enum.
 
     Self-contained (no $ref) and bounded in length, so that grammar-constrained servers such as
     llama.cpp can compile it; a plan valid under it also validates as a `Plan`.
     """
-
-    def step(kind: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
-        return {"type": "object", "additionalProperties": False, "required": ["kind", "instruction", *required],
-                "properties": {"kind": {"const": kind}, "instruction": {"type": "string", "maxLength": 120},
-                               **props}}
-
     tool = {"enum": tool_names} if tool_names else {"type": "string", "minLength": 1}
-    return {
-        "type": "object", "additionalProperties": False, "required": ["thought", "steps"],
-        "properties": {
-            "thought": {"type": "string", "maxLength": 120},
-            "steps": {"type": "array", "minItems": 1, "maxItems": 6, "items": {"anyOf": [
-                step("act", {"tool": tool}, ["tool"]),
-                step("extract", {"schema": {"type": "object"}}, ["schema"]),
-                step("code", {"template": TEXT, "target": {"type": "string", "maxLength": 120}}, ["template"]),
-                step("finish", {"answer": output_schema or TEXT}, ["answer"]),
-            ]}},
-        },
-    }
+    return plan_object([
+        step_shape("act", {"tool": tool}, ["tool"]),
+        step_shape("extract", {"schema": {"type": "object"}}, ["schema"]),
+        step_shape("code", {"template": TEXT, "target": {"type": "string", "maxLength": 120}}, ["template"]),
+        finish_shape(output_schema),
+    ])
 
 
 def history_line(record: StepRecord) -> str:
@@ -119,6 +134,7 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
         url=getattr(observation, "url", ""),
         title=getattr(observation, "title", ""),
         page=compact_page(snapshot),
+        names=page_names(snapshot),
         memory=memory,
         history=[history_line(r) for r in history[-12:]],
         tools=tools,
@@ -188,7 +204,10 @@ class OpenAIPlanner:
         max_attempts: int = 4,
         backoff_s: float = 0.5,
         max_tokens: int = 1024,
+        grounded: bool = False,
     ) -> None:
+        """grounded: answer under the schema narrowed to the page and task (plan_grounding), for a
+        server that compiles regex patterns into its grammar (llama.cpp's does)."""
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         model = model or os.environ.get("AGENTPAIR_PLANNER_MODEL") or "gpt-4o-mini"
         self.endpoint = Endpoint(
@@ -197,6 +216,7 @@ class OpenAIPlanner:
             backoff_s=backoff_s, max_tokens=max_tokens,
         )
         self.name = f"openai:{self.endpoint.model}"
+        self.grounded = grounded
 
     @property
     def api_key(self) -> str:
@@ -207,6 +227,10 @@ class OpenAIPlanner:
 
     async def plan(self, request: PlanRequest) -> PlanReply:
         schema = prompt_and_schema(request)[1]
+        if self.grounded and not request.single_model:
+            from agentpair.plan_grounding import grounded_plan_schema  # it builds on this module
+
+            schema = grounded_plan_schema(request)
         messages = plan_messages(request)
         attempts: list[Attempt] = []
         usage = [0, 0]

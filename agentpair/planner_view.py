@@ -1,9 +1,12 @@
 """The planner's short view of a page: one line per meaningful element of an aria snapshot
-(`button "Sign in"`, `textbox "Username": ada`), short text lines, no refs or URLs."""
+(`button "Sign in"`, `textbox "Username": ada`), short text lines, no refs or URLs; and the
+names on the page a plan step may use (page_names)."""
 
 from __future__ import annotations
 
-from tools.snapshot import Element, parse_elements
+from pydantic import BaseModel, Field
+
+from tools.snapshot import Element, parse_elements, walk_elements
 
 PAGE_CHARS_FOR_PLANNER = 700
 TEXT_CHARS = 160  # a flattened code block (a config template) must fit on its line
@@ -108,3 +111,35 @@ def compact_page(snapshot: str, limit: int = PAGE_CHARS_FOR_PLANNER) -> str:
             used += len(text) + 1
     kept = [text for index, (_, text) in enumerate(lines) if index in keep]
     return "\n".join([*kept, f"… {len(lines) - len(keep)} more lines"])
+
+
+class PageNames(BaseModel):
+    """What a plan step may name on a page, by what a step does with it (see plan_grounding)."""
+
+    clickable: dict[str, list[str]] = Field(default_factory=dict, description="name -> the roles it has")
+    fields: list[str] = Field(default_factory=list, description="what text is typed into")
+    dropdowns: dict[str, list[str]] = Field(default_factory=dict, description="a select's name -> its options")
+    boxes: list[str] = Field(default_factory=list, description="checkboxes, radio buttons, switches")
+
+
+FIELD_ROLES = {"textbox", "searchbox", "spinbutton"}
+BOX_ROLES = {"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"}
+NOT_CLICKED = FIELD_ROLES | {"slider", "option"}
+
+
+def page_names(snapshot: str) -> PageNames:
+    """The names of the page's interactive elements, sorted by what a step may do to them."""
+    names = PageNames()
+    for node in walk_elements(snapshot):
+        if node.role not in INTERACTIVE or not node.name:
+            continue
+        options = [o.name for o in node.children if o.role == "option" and o.name]
+        if options:
+            names.dropdowns.setdefault(node.name, options)
+        elif node.role in FIELD_ROLES or node.role == "combobox":
+            names.fields.append(node.name)
+        if node.role in BOX_ROLES:
+            names.boxes.append(node.name)
+        if node.role not in NOT_CLICKED and not options:
+            names.clickable.setdefault(node.name, []).append(node.role)
+    return names

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentpair.models import StepRecord, Task
-from agentpair.planner import TEXT, PlanRequest, ToolInfo, plan_request
+from agentpair.planner import PlanRequest, ToolInfo, finish_shape, plan_object, plan_request, step_shape
 from agentpair.redaction import Redactor
 from tools.base import Observation, Tool
 from tools.snapshot import refs_fitting, refs_in
@@ -70,20 +70,8 @@ def args_schema(schema: dict[str, Any], refs: list[str], page: str) -> dict[str,
 
 def plan_schema(request: PlanRequest) -> dict[str, Any]:
     """Exactly one step: an act per tool (its name a constant, its args its schema) or a finish."""
-
-    def step(kind: str, props: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "object", "additionalProperties": False, "required": ["kind", "instruction", *props],
-                "properties": {"kind": {"const": kind}, "instruction": {"type": "string", "maxLength": 120},
-                               **props}}
-
-    acts = [step("act", {"tool": {"const": t.name},
-                         "args": args_schema(t.args_schema or {}, request.refs, request.page)})
+    acts = [step_shape("act", {"tool": {"const": t.name},
+                               "args": args_schema(t.args_schema or {}, request.refs, request.page)},
+                       ["tool", "args"])
             for t in request.tools]
-    return {
-        "type": "object", "additionalProperties": False, "required": ["thought", "steps"],
-        "properties": {
-            "thought": {"type": "string", "maxLength": 120},
-            "steps": {"type": "array", "minItems": 1, "maxItems": 1, "items": {"anyOf": [
-                *acts, step("finish", {"answer": request.output_schema or TEXT})]}},
-        },
-    }
+    return plan_object([*acts, finish_shape(request.output_schema)], max_steps=1)

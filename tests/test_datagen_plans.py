@@ -15,6 +15,7 @@ from agentpair.datagen.plans import FAMILIES, build, episodes
 from agentpair.datagen.sites import Episode
 from agentpair.datagen.vocab import VOCABS
 from agentpair.models import Plan
+from agentpair.plan_grounding import grounded_plan_schema
 from agentpair.planner import PlanRequest, plan_messages, plan_schema
 
 SHARED = {"{{secret:password}}", "Password", "price_usd", "uncheck"}  # the same on every site
@@ -78,6 +79,7 @@ def test_a_rendered_split_holds_run_time_requests(tmp_path: Path) -> None:
         request = PlanRequest.model_validate(row["request"])
         assert row["messages"] == plan_messages(request)
         assert json.loads(row["target"]) == row["reference"]
+        jsonschema.validate(row["reference"], grounded_plan_schema(request))  # what the embedded planner answers under
         assert "[ref=" not in request.page and "/url:" not in request.page and len(request.page) <= 700
         for line in request.history:
             assert re.match(r"^\[\d+\] (act \w+|extract|code): .+ -> (ok|FAILED: .+)$", line)

@@ -10,11 +10,15 @@ import sys
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from agentpair import OpenAIPlanner, Plan
 from agentpair.embedded import PLAN_MAX_TOKENS, EmbeddedPlanner, LlamaServer
+from agentpair.datagen.plans import browser_tools
+from agentpair.plan_grounding import grounded_plan_schema
 from agentpair.planner import PlanRequest, ToolInfo
+from agentpair.planner_view import compact_page, page_names
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,6 +71,18 @@ async def test_a_finish_answer_follows_the_output_schema(server: LlamaServer) ->
     for step in reply.plan.steps:
         if step.kind == "finish":
             assert isinstance(step.answer, dict) and isinstance(step.answer["price"], (int, float))
+
+
+async def test_under_the_grounded_schema_the_bare_model_names_only_what_page_and_goal_hold(
+        server: LlamaServer) -> None:
+    snapshot = ('- textbox "Member ID" [ref=e1]\n- textbox "Password" [ref=e2]\n- button "Let me in" [ref=e3]\n'
+                '- link "Forgot it?" [ref=e4]')
+    request = PlanRequest(goal="Sign in as toli.lolalo with {{secret:password}}.", page=compact_page(snapshot),
+                          names=page_names(snapshot), secret_names=["password"], tools=browser_tools())
+    planner = OpenAIPlanner(base_url=server.base_url, model="smollm2", structured_output="llamacpp", grounded=True)
+    reply = await planner.plan(request)
+    await planner.aclose()
+    jsonschema.validate(json.loads(reply.raw), grounded_plan_schema(request))  # the bare model, unguided, does not
 
 
 async def test_the_embedded_planner_caps_a_reply_so_a_loop_ends_before_the_timeout() -> None:

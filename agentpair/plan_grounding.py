@@ -1,0 +1,107 @@
+"""The plan schema narrowed to one page and one task (a grounded schema): an act step may only name
+an element the page has, pick an option its dropdown has, and type a value the task holds (a run
+of the goal's words, an extracted value, a secret's placeholder), each in the planner's own
+wording ("click the Sign in button", "type ada into the Username field").
+
+A small planner misspells names and cuts values short ("Marun Grape helmet", "fima" for
+"fima.nirita"); under this schema a grammar-constrained server (llama.cpp) cannot emit either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentpair.planner import TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
+from agentpair.planner_view import PageNames
+
+MAX_VALUE_WORDS = 12
+OPENERS = "\"'“‘([{<"
+CLOSERS = "\"'”’)]}>,;:"
+SENTENCE_END = ".!?"
+ESCAPED = set("|?*+()[]{}")  # a backslash makes these literal in both Python's re and llama.cpp's
+CLASSED = set(".$")  # llama.cpp keeps "\." as an escape its grammar rejects: "[.]" instead
+GROUNDED_TOOLS = ("click", "type", "select", "check", "go_back")
+GO_BACK = "go back to the previous page"
+FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
+
+
+def _literal(text: str) -> str:
+    """`text` as a regex matching only itself, in the regex subset llama.cpp compiles."""
+    return "".join("\\" + c if c in ESCAPED else f"[{c}]" if c in CLASSED else c for c in text)
+
+
+def _writable(text: str) -> bool:
+    """A string a pattern can carry inside a JSON string without escapes."""
+    return bool(text) and not any(c in text for c in '"\\^') and all(c >= " " for c in text)
+
+
+def typed_values(request: PlanRequest) -> list[str]:
+    """What a step may type: every run of up to MAX_VALUE_WORDS of the goal's words (quotes and
+    brackets off its ends; with and without a closing full stop), extracted values, placeholders."""
+    words = request.goal.split()
+    found: dict[str, None] = {}
+    for start in range(len(words)):
+        for end in range(start + 1, min(start + MAX_VALUE_WORDS, len(words)) + 1):
+            run = " ".join(words[start:end]).lstrip(OPENERS).rstrip(CLOSERS)
+            for value in (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
+                found.setdefault(value, None)
+    for item in request.memory:
+        for value in (item.values() if isinstance(item, dict) else [item]):
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                found.setdefault(str(value), None)
+    for name in request.secret_names:
+        found.setdefault("{{secret:" + name + "}}", None)
+    return [value for value in found if _writable(value)]
+
+
+def _one_of(texts: list[str]) -> str:
+    return "(" + "|".join(_literal(t) for t in texts) + ")"
+
+
+def _act(tool: str, instruction: dict[str, Any]) -> dict[str, Any]:
+    return step_shape("act", {"tool": {"const": tool}}, ["tool"], instruction)
+
+
+def grounded_acts(request: PlanRequest) -> list[dict[str, Any]]:
+    """One act shape per grounded tool the page gives something to do, then one per other tool."""
+    names, tools = request.names, [t.name for t in request.tools]
+    shapes = []
+    clicks = [f"click the {name} {'link' if role == 'link' else 'button'}"
+              for name, roles in names.clickable.items() for role in dict.fromkeys(roles)]
+    if "click" in tools and clicks:
+        shapes.append(_act("click", {"enum": clicks}))
+    fields = [f for f in names.fields if _writable(f)]
+    values = typed_values(request)
+    if "type" in tools and fields and values:
+        pattern = f"^type {_one_of(values)} into the {_one_of(fields)} (field|box)( and press Enter)?$"
+        shapes.append(_act("type", {"type": "string", "pattern": pattern}))
+    choices = [f"select {option} in the {name} dropdown"
+               for name, options in names.dropdowns.items() for option in options]
+    if "select" in tools and choices:
+        shapes.append(_act("select", {"enum": choices}))
+    ticks = [f"{verb} the {name} box" for name in names.boxes for verb in ("check", "uncheck")]
+    if "check" in tools and ticks:
+        shapes.append(_act("check", {"enum": ticks}))
+    if "go_back" in tools:
+        shapes.append(_act("go_back", {"const": GO_BACK}))
+    for tool in tools:  # the rest: an instruction that starts with the tool's own verb, so that
+        if tool not in GROUNDED_TOOLS:  # a step cannot name a missing element under another tool
+            verb = FREE_VERBS.get(tool, tool.replace("_", " "))
+            shapes.append(_act(tool, {"type": "string", "pattern": f"^{_literal(verb)}( [^\"\\\\]*)?$"}))
+    return shapes
+
+
+def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
+    """The plan schema for this request's page and task (the plain one when the request knows no
+    names, as one built by hand may not). A code step must name a field to type its text into;
+    with no field on the page there is no code step."""
+    if not request.tools or request.names == PageNames():
+        return plan_schema([t.name for t in request.tools], request.output_schema)
+    steps = grounded_acts(request)
+    steps.append(step_shape("extract", {"schema": {"type": "object"}}, ["schema"]))
+    fields = [f"the {name} box" for name in request.names.fields]
+    if fields:
+        steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
+    steps.append(finish_shape(request.output_schema))
+    return plan_object(steps)
+

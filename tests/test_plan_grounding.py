@@ -1,0 +1,125 @@
+"""The grounded plan schema: steps name only the page's elements and options and type only values
+the task holds, in the planner's wording; llama.cpp's converter compiles it; a real server obeys it."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from agentpair.datagen.plans import browser_tools
+from agentpair.plan_grounding import grounded_plan_schema, typed_values
+from agentpair.planner import PlanRequest, plan_schema
+from agentpair.planner_view import compact_page, page_names
+
+SNAPSHOT = """- generic [ref=e1]:
+  - link "Home" [ref=e2] [cursor=pointer]:
+    - /url: /
+  - searchbox "Search (all shops)" [ref=e3]
+  - textbox "Username" [ref=e4]
+  - textbox "Comment" [ref=e5]
+  - combobox "Delivery" [ref=e6]:
+    - option "Standard (3-5 days)" [selected]
+    - option "Express: 1 day"
+  - checkbox "Accept terms" [ref=e7]
+  - radio "L" [ref=e8]
+  - button "Add Braided cable, 2 m to cart" [ref=e9]: Add to cart
+  - button "Save for later" [ref=e10]
+  - button "Home" [ref=e11]"""
+GOAL = ('Sign in as fima.nirita with {{secret:password}}, search "maple planter", pick Express: 1 day '
+        "and leave this comment: We have issued your refund. Mail <ada@x.org>.")
+
+
+def request(goal: str = GOAL, snapshot: str = SNAPSHOT, **more: object) -> PlanRequest:
+    return PlanRequest(goal=goal, page=compact_page(snapshot), names=page_names(snapshot),
+                       tools=browser_tools(), secret_names=["password"], **more)
+
+
+def plan(*steps: dict[str, object]) -> dict[str, object]:
+    return {"thought": "t", "steps": list(steps)}
+
+
+def act(tool: str, instruction: str) -> dict[str, object]:
+    return {"kind": "act", "instruction": instruction, "tool": tool}
+
+
+def valid(schema: dict[str, object], candidate: dict[str, object]) -> bool:
+    try:
+        jsonschema.validate(candidate, schema)
+    except jsonschema.ValidationError:
+        return False
+    return True
+
+
+def test_page_names_sort_elements_by_what_a_step_does_with_them() -> None:
+    names = page_names(SNAPSHOT)
+    assert names.fields == ["Search (all shops)", "Username", "Comment"]
+    assert names.dropdowns == {"Delivery": ["Standard (3-5 days)", "Express: 1 day"]}
+    assert names.boxes == ["Accept terms", "L"]
+    assert names.clickable["Add Braided cable, 2 m to cart"] == ["button"]
+    assert names.clickable["Home"] == ["link", "button"]
+    assert "Username" not in names.clickable and "Delivery" not in names.clickable
+
+
+def test_typed_values_are_whole_runs_of_the_goal_memory_and_placeholders() -> None:
+    values = typed_values(request(memory=[{"order": "A-77"}]))
+    for whole in ("fima.nirita", "maple planter", "We have issued your refund.", "We have issued your refund",
+                  "{{secret:password}}", "A-77", "Express: 1 day", "ada@x.org"):
+        assert whole in values
+    assert "fima" not in values and "nirita" not in values and "ple plan" not in values
+    assert not any('"' in v for v in values)
+
+
+def test_the_planners_wording_of_page_elements_passes() -> None:
+    schema = grounded_plan_schema(request())
+    assert valid(schema, plan(
+        act("type", "type fima.nirita into the Username field"),
+        act("type", "type maple planter into the Search (all shops) box and press Enter"),
+        act("type", "type We have issued your refund. into the Comment field"),
+    ))
+    assert valid(schema, plan(
+        act("select", "select Express: 1 day in the Delivery dropdown"),
+        act("check", "check the Accept terms box"), act("check", "uncheck the L box"),
+        act("click", "click the Add Braided cable, 2 m to cart button"),
+    ))
+    assert valid(schema, plan(act("go_back", "go back to the previous page"), act("scroll", "scroll down")))
+    assert valid(schema, plan(act("click", "click the Home link"), act("click", "click the Home button")))
+    assert valid(schema, plan({"kind": "code", "instruction": "fill", "template": "x = {{v:4}}",
+                               "target": "the Comment box"}, {"kind": "finish", "instruction": "done",
+                                                              "answer": "ok"}))
+
+
+@pytest.mark.parametrize("instruction,tool", [
+    ("type fima into the Username field", "type"),  # a value cut short
+    ("type fima.nirita into the Usernme field", "type"),  # a misspelt field
+    ("type fima.nirita into the Save for later field", "type"),  # not a field
+    ("select Express in the Delivery dropdown", "select"),  # not one of its options
+    ("click the Add Braided cable, 1 m to cart button", "click"),  # not on the page
+    ("click the Save for later button", "type"),  # the instruction says one tool, the step another
+    ("type maple planter into theUsername box", "press"),  # an ungrounded tool as a way round
+])
+def test_a_step_naming_what_the_page_or_task_lacks_fails(instruction: str, tool: str) -> None:
+    assert not valid(grounded_plan_schema(request()), plan(act(tool, instruction)))
+
+
+def test_a_code_step_types_into_a_field_of_the_page_and_needs_one() -> None:
+    code = {"kind": "code", "instruction": "fill", "template": "x = {{v:4}}", "target": "the Notes box"}
+    assert not valid(grounded_plan_schema(request()), plan(code))
+    no_fields = '- button "Create service" [ref=e1]'
+    schema = grounded_plan_schema(request(snapshot=no_fields))
+    assert not valid(schema, plan(dict(code, target="the Comment box")))
+    assert valid(schema, plan(act("click", "click the Create service button")))
+
+
+def test_a_request_that_knows_no_names_gets_the_plain_schema() -> None:
+    bare = PlanRequest(goal=GOAL, page='button "Go"', tools=browser_tools())
+    assert grounded_plan_schema(bare) == plan_schema([t.name for t in bare.tools])
+
+
+def test_llama_cpps_converter_compiles_the_grounded_schema_and_its_grammar_reads_it() -> None:
+    from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+
+    grammar = json_schema_to_gbnf(json.dumps(grounded_plan_schema(request())))
+    LlamaGrammar.from_string(grammar, verbose=False)
+    assert "{{secret:passwor" in grammar and "nirit" in grammar and "Usernme" not in grammar
