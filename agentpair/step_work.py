@@ -29,6 +29,17 @@ VERBS = frozenset({"type", "enter", "select", "choose", "pick", "put", "write", 
 PREPOSITIONS = frozenset({"to", "for", "with"})
 RESUMES = frozenset({"into", "in", "as", "and", "without", "then", "to", "on", "for", "with", "from", "at"})
 ARTICLES = frozenset({"the", "a", "an", "your", "my", "this"})
+ON_VERBS = frozenset({"check", "tick", "enable", "select", "pick", "choose", "mark", "activate"})
+OFF_VERBS = frozenset({"uncheck", "untick", "disable", "deselect", "unselect", "clear", "unmark", "deactivate"})
+# A number field named with a unit ("price_usd", "weight_kg", "minutes") asks for a number the page
+# shows in that unit: the unit's sign before the number or its symbol after it.
+UNITS = {"usd": (r"\$|US\$", r"USD|dollars?"), "eur": ("€", "€|EUR|euros?"), "gbp": ("£", "GBP|pounds?"),
+         "in": ("", r'"|″|in|inch(?:es)?'), "cm": ("", "cm"), "mm": ("", "mm"), "m": ("", "m"), "km": ("", "km"),
+         "kb": ("", "KB"), "mb": ("", "MB"), "gb": ("", "GB"), "tb": ("", "TB"), "g": ("", "g"), "kg": ("", "kg"),
+         "lb": ("", "lbs?"), "l": ("", "l|litres?|liters?"), "ml": ("", "ml"), "w": ("", "W"), "wh": ("", "Wh"),
+         "hz": ("", "Hz"), "h": ("", "h|hrs?|hours?"), "hours": ("", "h|hrs?|hours?"),
+         "min": ("", "min|minutes?"), "minutes": ("", "min|minutes?"), "days": ("", "days?"),
+         "years": ("", "years?|yrs?"), "pct": ("", "%|percent"), "percent": ("", "%|percent")}
 
 
 def fill_requests(step: Step, context: str, observation: Observation, toolbox: Toolbox,
@@ -73,8 +84,12 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     verbatim_spans) or the placeholder of a secret it names, since a step names its value;
     where it marks `x-links` (a URL to open) also a link target on the page, and where it marks
     `x-options` (an option) only the named values the page shows as options, if any is. So no
-    executor can type or open a value nobody gave."""
+    executor can type or open a value nobody gave. An argument marked `x-switch` (on or off) is
+    what the instruction's verb says, where it says one (see switched)."""
     allowed = allowed_refs(observation, tool_schema)
+    for name, prop in tool_schema.get("properties", {}).items():
+        if prop.get("x-switch") and (state := switched(instruction)) is not None:
+            allowed["/" + name] = [state]
     props = {n: p for n, p in tool_schema.get("properties", {}).items() if p.get("x-verbatim")}
     if not props:
         return allowed
@@ -93,16 +108,32 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     return allowed
 
 
+def switched(instruction: str) -> bool | None:
+    """On or off, as a step's verb says: "check the X box", "untick X", "switch X off"; None when
+    it says neither."""
+    words = re.findall(r"[\w-]+", instruction.casefold())
+    if not words:
+        return None
+    if words[0] in OFF_VERBS:
+        return False
+    if words[0] in ON_VERBS:
+        return True
+    if words[0] in ("turn", "switch", "toggle") and {"on", "off"} & {words[1] if len(words) > 1 else "", words[-1]}:
+        return "off" not in (words[1], words[-1])
+    return None
+
+
 def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, list[Any]]:
     """What an extraction's top-level fields may be, since it reads the page: a string is a whole
     run of up to PAGE_WORDS words of one of the page's texts (an element's name or value, the
     title, a part of the URL's path; see verbatim_spans) or "" (absent), a number one the page shows
-    (commas dropped), an integer that asks for a count (COUNTED) also a count up to 20.
+    (commas dropped; in the field's unit where its name ends with one the page shows, UNITS), an
+    integer that asks for a count (COUNTED) also a count up to 20.
     Fields with an enum, a pattern or a format, and fields no value fits, are left to the schema."""
     path = [part for part in urlsplit(observation.url).path.split("/") if part]
     lines = [*page_texts(observation.snapshot), observation.title, *path]
     spans = list(dict.fromkeys(s for line in lines for s in verbatim_spans(line, "shown", max_words=PAGE_WORDS)))
-    numbers = list(dict.fromkeys(n.replace(",", "") for line in lines for n in NUMBER.findall(line)))
+    numbers = _numbers(lines)
     allowed: dict[str, list[Any]] = {}
     for name, prop in schema.get("properties", {}).items():
         if {"enum", "const", "pattern", "format"} & set(prop):
@@ -113,12 +144,29 @@ def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, l
             values = [v for v in ["", *spans] if lo <= len(v) <= hi]
         elif kind in ("integer", "number"):
             counted = kind == "integer" and COUNTED.search(f"{name} {prop.get('description', '')}") is not None
-            values = [int(n) for n in numbers if "." not in n] + list(range(COUNTS if counted else 0)) \
-                if kind == "integer" else [float(n) for n in numbers]
+            shown = _numbers(lines, name) or numbers
+            values = [int(n) for n in shown if "." not in n] + list(range(COUNTS if counted else 0)) \
+                if kind == "integer" else [float(n) for n in shown]
             values = [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
         if values:
             allowed["/" + name] = values
     return allowed
+
+
+def _numbers(lines: list[str], field: str = "") -> list[str]:
+    """The numbers the lines show (commas dropped); with a field named with a unit, only those
+    shown in it (none where the name has no unit or the page none in it)."""
+    if not field:
+        return list(dict.fromkeys(n.replace(",", "") for line in lines for n in NUMBER.findall(line)))
+    unit = UNITS.get(field.rsplit("_", 1)[-1].lower())
+    if unit is None:
+        return []
+    sign, symbol = unit
+    number = NUMBER.pattern
+    shown = re.compile((rf"(?:{sign})\s?({number})|" if sign else "") + rf"({number})\s?(?:{symbol})(?![A-Za-z])",
+                       re.IGNORECASE)
+    found = (next(g for g in match.groups() if g) for line in lines for match in shown.finditer(line))
+    return list(dict.fromkeys(n.replace(",", "") for n in found))
 
 
 def verbatim_spans(text: str, whole: Literal["named", "shown"], secret_names: Iterable[str] = (),

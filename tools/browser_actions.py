@@ -65,7 +65,8 @@ class SelectArgs(BaseModel):
 
 class CheckArgs(BaseModel):
     ref: str = ref_of("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
-    on: bool = Field(True, description="true to check, false to uncheck")
+    on: bool = Field(True, description="true to check, false to uncheck",
+                     json_schema_extra={"x-switch": True})  # as the step's verb says (check, untick ...)
 
 
 class PressArgs(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agentpair.models import Step
 from agentpair.step_work import fill_requests, page_values, verbatim_spans
 from tools.base import Observation, Tool, Toolbox
-from tools.browser_actions import ClickArgs, GotoArgs, ReadArgs, SelectArgs, TypeArgs
+from tools.browser_actions import CheckArgs, ClickArgs, GotoArgs, ReadArgs, SelectArgs, TypeArgs
 from tools.snapshot import link_urls, option_labels, page_texts, ref_roles, refs_fitting
 
 SNAPSHOT = """- main [ref=e1]:
@@ -116,6 +116,22 @@ def test_an_option_to_pick_is_one_the_page_shows_when_the_instruction_names_one(
     # (and not "dropdown": the "type" of a label opens no clause)
 
 
+def test_a_box_is_checked_or_unchecked_as_the_steps_verb_says() -> None:
+    async def run(args):  # never called
+        raise AssertionError
+
+    toolbox = Toolbox([Tool(name="check", description="check", args_model=CheckArgs, run=run)])
+    page = Observation(snapshot='- checkbox "Python workshop" [ref=e1]', refs=["e1"])
+
+    def on(instruction: str) -> list[bool] | None:
+        step = Step(kind="act", instruction=instruction, tool="check")
+        return fill_requests(step, "ctx", page, toolbox)[0].allowed.get("/on")
+    assert on("check the Python workshop box") == [True] and on("Tick Python workshop") == [True]
+    assert on("uncheck the Python workshop box") == [False] and on("Switch Python workshop off") == [False]
+    assert on("Turn on Python workshop") == [True] and on("Disable Python workshop") == [False]
+    assert on("the Python workshop: yes") is None  # no verb that says: left to the executor
+
+
 def test_a_url_to_open_is_in_the_instruction_or_a_link_on_the_page() -> None:
     async def run(args):  # never called
         raise AssertionError
@@ -147,6 +163,21 @@ def test_an_extraction_reads_words_and_numbers_the_page_shows() -> None:
     assert allowed["/ram"] == [14, 16, 7]  # read off the page
     assert allowed["/row_count"][:3] == [14, 16, 7] and set(allowed["/row_count"]) == set(range(21)) | {14, 16, 7}
     assert set(allowed["/reviews"]) == set(allowed["/row_count"])  # a count: asked for by name or description
+
+
+def test_a_number_field_named_with_a_unit_reads_numbers_shown_in_that_unit() -> None:
+    page = Observation(url="http://shop.test/p/9", snapshot="""- main [ref=e1]:
+  - paragraph [ref=e2]: $1,499 · 14.2" · 2.1 kg (4.6 lb) · 32 GB · 1 TB
+  - cell "Nimbus 16: $2,199" [ref=e3]""")
+    schema = {"type": "object", "properties": {
+        "price_usd": {"type": "number"}, "ram_gb": {"type": "integer"}, "weight_kg": {"type": "number"},
+        "screen_in": {"type": "number"}, "battery_h": {"type": "integer"}, "price": {"type": "number"}}}
+    allowed = page_values(page, schema)
+    assert allowed["/price_usd"] == [1499.0, 2199.0] and allowed["/ram_gb"] == [32]
+    assert allowed["/weight_kg"] == [2.1] and allowed["/screen_in"] == [14.2]
+    every = [1499.0, 14.2, 2.1, 4.6, 32.0, 1.0, 16.0, 2199.0, 9.0]
+    assert allowed["/battery_h"] == [1499, 32, 1, 16, 2199, 9]  # no number in hours on the page: all of them
+    assert allowed["/price"] == every  # no unit in the name
 
 
 def test_the_pages_texts_are_names_and_values_not_syntax_links_or_placeholders() -> None:
