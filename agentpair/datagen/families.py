@@ -109,8 +109,14 @@ def search(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
         wrong = typo(rng, query)
         first.ran = [box.ran(args={"text": wrong, "submit": True})]
         calls.append(Call(home(wrong, f"0 results for {wrong}"), "The query was mistyped; search again.", [box]))
-    items = "".join(f"<li>{a(r, '/item/' + slug(r))}<p>${price(rng):.2f}</p></li>" for r in results)
-    listing = site.screen("/search?q=" + slug(query), f"Results for {query}",
+    # training only, from draws of its own: as on real shops, the results page keeps the search box
+    # (holding the query) and may give each result a button beside its link
+    real = random.Random(f"search {site.name} {target}") if words.split == "train" else None
+    box_kept = field_(label, query, "search") if real and real.random() < 0.6 else ""
+    extras = [words.one(real, "aside") for _ in results] if real and real.random() < 0.5 else []
+    items = "".join(f"<li>{a(r, '/item/' + slug(r))}<p>${price(rng):.2f}</p>{button(x) if x else ''}</li>"
+                    for r, x in zip(results, extras or [""] * len(results)))
+    listing = site.screen("/search?q=" + slug(query), f"Results for {query}", box_kept,
                           h(f"{len(results)} results for {query}", 2), f"<ul>{items}</ul>")
     pick = click("link", target)
     calls.append(Call(listing, f"Open the {target}.", [pick]))
