@@ -9,6 +9,7 @@ A small planner misspells names and cuts values short ("Marun Grape helmet", "fi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agentpair.planner import TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
@@ -23,6 +24,7 @@ CLASSED = set(".$")  # llama.cpp keeps "\." as an escape its grammar rejects: "[
 GROUNDED_TOOLS = ("click", "type", "select", "check", "go_back")
 GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
+TRAILING_MARKS = " :*›»>"
 
 
 def _literal(text: str) -> str:
@@ -54,6 +56,18 @@ def typed_values(request: PlanRequest) -> list[str]:
     return [value for value in found if _writable(value)]
 
 
+def ways_to_name(name: str) -> list[str]:
+    """A name as a step may say it: whole, or without what a person leaves off when saying it (a
+    leading number such as "#4821", a trailing count such as "(0)", trailing marks such as ":" or "›")."""
+    said = [name]
+    words = name.split()
+    if len(words) > 1 and not any(c.isalpha() for c in words[0]):
+        said.append(" ".join(words[1:]))
+    said += [re.sub(r"\s*\([^()]*\)$", "", n) for n in said]
+    said += [n.rstrip(TRAILING_MARKS) for n in said]
+    return [n for n in dict.fromkeys(said) if n.strip()]
+
+
 def _one_of(texts: list[str]) -> str:
     return "(" + "|".join(_literal(t) for t in texts) + ")"
 
@@ -66,20 +80,21 @@ def grounded_acts(request: PlanRequest) -> list[dict[str, Any]]:
     """One act shape per grounded tool the page gives something to do, then one per other tool."""
     names, tools = request.names, [t.name for t in request.tools]
     shapes = []
-    clicks = [f"click the {name} {'link' if role == 'link' else 'button'}"
-              for name, roles in names.clickable.items() for role in dict.fromkeys(roles)]
+    clicks = [f"click the {said} {'link' if role == 'link' else 'button'}" for name, roles in names.clickable.items()
+              for role in dict.fromkeys(roles) for said in ways_to_name(name)]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
-    fields = [f for f in names.fields if _writable(f)]
+    fields = [said for f in names.fields for said in ways_to_name(f) if _writable(said)]
     values = typed_values(request)
     if "type" in tools and fields and values:
         pattern = f"^type {_one_of(values)} into the {_one_of(fields)} (field|box)( and press Enter)?$"
         shapes.append(_act("type", {"type": "string", "pattern": pattern}))
-    choices = [f"select {option} in the {name} dropdown"
-               for name, options in names.dropdowns.items() for option in options]
+    choices = [f"select {option} in the {said} dropdown" for name, options in names.dropdowns.items()
+               for option in options for said in ways_to_name(name)]
     if "select" in tools and choices:
         shapes.append(_act("select", {"enum": choices}))
-    ticks = [f"{verb} the {name} box" for name in names.boxes for verb in ("check", "uncheck")]
+    ticks = [f"{verb} the {said} box" for name in names.boxes for verb in ("check", "uncheck")
+             for said in ways_to_name(name)]
     if "check" in tools and ticks:
         shapes.append(_act("check", {"enum": ticks}))
     if "go_back" in tools:
@@ -99,7 +114,7 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
         return plan_schema([t.name for t in request.tools], request.output_schema)
     steps = grounded_acts(request)
     steps.append(step_shape("extract", {"schema": {"type": "object"}}, ["schema"]))
-    fields = [f"the {name} box" for name in request.names.fields]
+    fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
     if fields:
         steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
     steps.append(finish_shape(request.output_schema))

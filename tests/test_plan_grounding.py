@@ -26,7 +26,9 @@ SNAPSHOT = """- generic [ref=e1]:
   - radio "L" [ref=e8]
   - button "Add Braided cable, 2 m to cart" [ref=e9]: Add to cart
   - button "Save for later" [ref=e10]
-  - button "Home" [ref=e11]"""
+  - button "Home" [ref=e11]
+  - link "#4821 Refund for order 5512" [ref=e12]
+  - link "Cart (0)" [ref=e13]"""
 GOAL = ('Sign in as fima.nirita with {{secret:password}}, search "maple planter", pick Express: 1 day '
         "and leave this comment: We have issued your refund. Mail <ada@x.org>.")
 
@@ -85,6 +87,9 @@ def test_the_planners_wording_of_page_elements_passes() -> None:
     ))
     assert valid(schema, plan(act("go_back", "go back to the previous page"), act("scroll", "scroll down")))
     assert valid(schema, plan(act("click", "click the Home link"), act("click", "click the Home button")))
+    # as people say names: without a leading number or a trailing count
+    assert valid(schema, plan(act("click", "click the Refund for order 5512 link"), act("click", "click the Cart link"),
+                              act("click", "click the #4821 Refund for order 5512 link")))
     assert valid(schema, plan({"kind": "code", "instruction": "fill", "template": "x = {{v:4}}",
                                "target": "the Comment box"}, {"kind": "finish", "instruction": "done",
                                                               "answer": "ok"}))
@@ -96,6 +101,7 @@ def test_the_planners_wording_of_page_elements_passes() -> None:
     ("type fima.nirita into the Save for later field", "type"),  # not a field
     ("select Express in the Delivery dropdown", "select"),  # not one of its options
     ("click the Add Braided cable, 1 m to cart button", "click"),  # not on the page
+    ("click the Refund for order link", "click"),  # a name cut short
     ("click the Save for later button", "type"),  # the instruction says one tool, the step another
     ("type maple planter into theUsername box", "press"),  # an ungrounded tool as a way round
 ])
