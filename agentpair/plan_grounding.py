@@ -76,7 +76,7 @@ def _act(tool: str, instruction: dict[str, Any]) -> dict[str, Any]:
     return step_shape("act", {"tool": {"const": tool}}, ["tool"], instruction)
 
 
-def grounded_acts(request: PlanRequest) -> list[dict[str, Any]]:
+def _grounded_acts(request: PlanRequest) -> list[dict[str, Any]]:
     """One act shape per grounded tool the page gives something to do, then one per other tool."""
     names, tools = request.names, [t.name for t in request.tools]
     shapes = []
@@ -112,7 +112,7 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     with no field on the page there is no code step."""
     if not request.tools or request.names == PageNames():
         return plan_schema([t.name for t in request.tools], request.output_schema)
-    steps = grounded_acts(request)
+    steps = _grounded_acts(request)
     steps.append(step_shape("extract", {"schema": {"type": "object"}}, ["schema"]))
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
     if fields:
