@@ -226,11 +226,12 @@ class OpenAIPlanner:
         return {"kind": "openai", **self.endpoint.identity()}
 
     async def plan(self, request: PlanRequest) -> PlanReply:
-        schema = prompt_and_schema(request)[1]
         if self.grounded and not request.single_model:
             from agentpair.plan_grounding import grounded_plan_schema  # it builds on this module
 
             schema = grounded_plan_schema(request)
+        else:
+            schema = prompt_and_schema(request)[1]
         messages = plan_messages(request)
         attempts: list[Attempt] = []
         usage = [0, 0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from tools.browser_actions import CheckArgs
 from tools.snapshot import Element, parse_elements, walk_elements
 
 PAGE_CHARS_FOR_PLANNER = 700
@@ -123,7 +124,7 @@ class PageNames(BaseModel):
 
 
 FIELD_ROLES = {"textbox", "searchbox", "spinbutton"}
-BOX_ROLES = {"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"}
+BOX_ROLES = set(CheckArgs.model_json_schema()["properties"]["ref"]["x-roles"])  # what `check` acts on
 NOT_CLICKED = FIELD_ROLES | {"slider", "option"}
 
 

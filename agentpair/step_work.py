@@ -133,7 +133,7 @@ def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, l
     path = [part for part in urlsplit(observation.url).path.split("/") if part]
     lines = [*page_texts(observation.snapshot), observation.title, *path]
     spans = list(dict.fromkeys(s for line in lines for s in verbatim_spans(line, "shown", max_words=PAGE_WORDS)))
-    numbers = _numbers(lines)
+    numbers = list(dict.fromkeys(n.replace(",", "") for line in lines for n in NUMBER.findall(line)))
     allowed: dict[str, list[Any]] = {}
     for name, prop in schema.get("properties", {}).items():
         if {"enum", "const", "pattern", "format"} & set(prop):
@@ -144,7 +144,7 @@ def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, l
             values = [v for v in ["", *spans] if lo <= len(v) <= hi]
         elif kind in ("integer", "number"):
             counted = kind == "integer" and COUNTED.search(f"{name} {prop.get('description', '')}") is not None
-            shown = _numbers(lines, name) or numbers
+            shown = numbers_in_unit(lines, name) or numbers
             values = [int(n) for n in shown if "." not in n] + list(range(COUNTS if counted else 0)) \
                 if kind == "integer" else [float(n) for n in shown]
             values = [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
@@ -153,11 +153,9 @@ def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, l
     return allowed
 
 
-def _numbers(lines: list[str], field: str = "") -> list[str]:
-    """The numbers the lines show (commas dropped); with a field named with a unit, only those
-    shown in it (none where the name has no unit or the page none in it)."""
-    if not field:
-        return list(dict.fromkeys(n.replace(",", "") for line in lines for n in NUMBER.findall(line)))
+def numbers_in_unit(lines: list[str], field: str) -> list[str]:
+    """The numbers the lines show in the unit the field's name ends with (commas dropped); none
+    where the name has no unit (UNITS)."""
     unit = UNITS.get(field.rsplit("_", 1)[-1].lower())
     if unit is None:
         return []
