@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
 from tools.base import Observation, Toolbox
-from tools.snapshot import link_urls, option_labels, page_texts, refs_fitting
+from tools.snapshot import item_texts, link_urls, option_labels, page_texts, refs_fitting, table_rows
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
@@ -55,7 +56,8 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
                             allowed=allowed_values(observation, schema, step.instruction, secret_names))]
     if step.kind == "extract":
         return [FillRequest(kind="extract", instruction=step.instruction, context=context,
-                            schema=step.schema_, allowed=page_values(observation, step.schema_ or {}))]
+                            schema=step.schema_,
+                            allowed=page_values(observation, step.schema_ or {}, step.instruction))]
     requests = [FillRequest(kind="code", instruction=step.instruction, context=context,
                             template=step.template)]
     if step.target:
@@ -123,34 +125,85 @@ def switched(instruction: str) -> bool | None:
     return None
 
 
-def page_values(observation: Observation, schema: dict[str, Any]) -> dict[str, list[Any]]:
+def page_values(observation: Observation, schema: dict[str, Any], instruction: str = "") -> dict[str, list[Any]]:
     """What an extraction's top-level fields may be, since it reads the page: a string is a whole
     run of up to PAGE_WORDS words of one of the page's texts (an element's name or value, the
     title, a part of the URL's path; see verbatim_spans) or "" (absent), a number one the page shows
-    (commas dropped; in the field's unit where its name ends with one the page shows, UNITS), an
+    (commas dropped; in the field's unit where its name ends with one the page shows, UNITS; what
+    a table gives the field for the instruction's subject where one does, see table_numbers), an
     integer that asks for a count (COUNTED) also a count up to 20.
     Fields with an enum, a pattern or a format, and fields no value fits, are left to the schema."""
     path = [part for part in urlsplit(observation.url).path.split("/") if part]
     lines = [*page_texts(observation.snapshot), observation.title, *path]
-    spans = list(dict.fromkeys(s for line in lines for s in verbatim_spans(line, "shown", max_words=PAGE_WORDS)))
-    numbers = list(dict.fromkeys(n.replace(",", "") for line in lines for n in NUMBER.findall(line)))
+    tables = table_rows(observation.snapshot)
+    found = Counter(_numbers(lines))
+    said = instruction.casefold()
+    named = max((t for t in lines if len(t) >= 8 and t.casefold() in said), key=len, default="")
+    item = item_texts(observation.snapshot, named) if named else []  # the item the instruction names
     allowed: dict[str, list[Any]] = {}
     for name, prop in schema.get("properties", {}).items():
         if {"enum", "const", "pattern", "format"} & set(prop):
             continue
         kind, values = prop.get("type"), []
+        cells, others = table_cells(tables, name, named)
+        said_of = cells or item or lines  # what the page says of the instruction's subject
         if kind == "string":
             lo, hi = prop.get("minLength", 0), prop.get("maxLength", 10**6)
-            values = [v for v in ["", *spans] if lo <= len(v) <= hi]
+            spans = [s for line in said_of for s in verbatim_spans(line, "shown", max_words=PAGE_WORDS)
+                     if said_of is not item or s == named or s.casefold() not in named.casefold()]
+            absent = [] if cells and spans else [""]  # a table's cell for the subject shows its value
+            values = [v for v in dict.fromkeys([*absent, *spans]) if lo <= len(v) <= hi]
         elif kind in ("integer", "number"):
             counted = kind == "integer" and COUNTED.search(f"{name} {prop.get('description', '')}") is not None
-            shown = numbers_in_unit(lines, name) or numbers
+            shown = numbers_in_unit(lines, name) or list(found)
+            if said_of is lines:  # less what a table gives the field for rows the instruction does not name
+                other = Counter(_numbers(others))
+                shown = [n for n in shown if found[n] > other[n]] or shown
+            else:  # what the page says of the subject, not the numbers in its name ("Nimbus 16 Pro")
+                own = set(_numbers([named])) if said_of is item else set()
+                shown = numbers_in_unit(said_of, name) or [n for n in _numbers(said_of) if n not in own] or shown
             values = [int(n) for n in shown if "." not in n] + list(range(COUNTS if counted else 0)) \
                 if kind == "integer" else [float(n) for n in shown]
             values = [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
         if values:
             allowed["/" + name] = values
     return allowed
+
+
+def _numbers(texts: list[str]) -> list[str]:
+    """The numbers the texts show, in order, commas dropped."""
+    return [n.replace(",", "") for text in texts for n in NUMBER.findall(text)]
+
+
+def table_cells(tables: list[list[list[tuple[bool, str]]]], field: str,
+                subject: str) -> tuple[list[str], list[str]]:
+    """What the page's tables give a field: the cells for the subject (the page's name the
+    instruction names: in the field's column, on the rows whose first cell holds it; else on a
+    row headed by the field's label, "Storage | 256 GB"), and the field's cells on other rows.
+    A field's label is its name without a unit (storage_gb: "storage")."""
+    parts = re.findall(r"[a-z]+", field.lower())
+    label = set(parts[:-1] if len(parts) > 1 and parts[-1] in UNITS else parts)
+    said = subject.casefold()
+
+    def labels(text: str) -> bool:
+        return bool(label) and label <= set(re.findall(r"[a-z]+", text.lower()))
+
+    def names(row: list[tuple[bool, str]]) -> bool:
+        return bool(said) and not row[0][0] and said in row[0][1].casefold()
+
+    of_row = any(names(row) for rows in tables for row in rows if row)  # a row's, not the page's own
+    named, headed, others = [], [], []
+    for rows in tables:
+        header = next((row for row in rows if row and all(head for head, _ in row)), [])
+        column = next((i for i, (_, text) in enumerate(header) if labels(text)), None)
+        for row in rows:
+            if row is header or not row:
+                continue
+            if column is not None and column < len(row):
+                (named if names(row) else others).append(row[column][1])
+            elif row[0][0] and labels(row[0][1]) and not of_row:
+                headed += [text for _, text in row[1:]]
+    return named or headed, others
 
 
 def numbers_in_unit(lines: list[str], field: str) -> list[str]:
@@ -187,10 +240,12 @@ def verbatim_spans(text: str, whole: Literal["named", "shown"], secret_names: It
         for j in range(i + 1, min(len(words), i + max_words) + 1):
             if not (_whole_value(words, i, j) if named else _ends_shown(words, j)):
                 continue
+            if not named and any(SEPARATOR.match(w) for w in words[i:j]):
+                break  # a shown value does not run past a separator
             span = " ".join(words[i:j])
             bare = span.rstrip(".,;:!?")
             stripped = (bare.strip(QUOTES),)
-            for variant in stripped if named else (span, span.strip(QUOTES), bare, *stripped):
+            for variant in stripped if named else (bare, *stripped):
                 if variant:
                     spans[variant] = None
     for name in secret_names:

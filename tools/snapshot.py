@@ -89,6 +89,52 @@ def page_texts(snapshot: str) -> list[str]:
             for t in (node.name, node.value) if t]
 
 
+CELLS = {"cell", "gridcell", "columnheader", "rowheader"}
+HEADERS = {"columnheader", "rowheader"}
+
+
+def _text_within(node: Element) -> str:
+    """An element's name and value and those of everything inside it (not link targets), joined."""
+    own = [t for t in (node.name, node.value) if t and not node.role.startswith("/")]
+    return " ".join([*own, *(t for child in node.children if (t := _text_within(child)))])
+
+
+def table_rows(snapshot: str) -> list[list[list[tuple[bool, str]]]]:
+    """The snapshot's tables, each a list of rows, each row its cells as (is a header, text)."""
+    def rows(node: Element) -> list[list[tuple[bool, str]]]:
+        if node.role == "row":
+            return [[(c.role in HEADERS, _text_within(c)) for c in node.children if c.role in CELLS]]
+        if node.role == "table":
+            return []  # a table inside a table is a table of its own
+        return [r for child in node.children for r in rows(child)]
+    return [[r for child in node.children for r in rows(child)]
+            for node in walk_elements(snapshot) if node.role in ("table", "grid")]
+
+
+def item_texts(snapshot: str, name: str) -> list[str]:
+    """What the list item holding the first element of this name says (its names and values): the
+    nearest element around it that has a sibling of its own role, as a result among results, a
+    product card among cards, a row among rows; [] where there is none."""
+    def find(nodes: list[Element], around: list[Element]) -> list[str] | None:
+        for node in nodes:
+            if node.name == name:
+                for parent, holder in zip(reversed(around), reversed([None, *around[:-1]])):
+                    peers = holder.children if holder else []
+                    if parent.role not in CELLS and sum(peer.role == parent.role for peer in peers) > 1:
+                        return [t for n in _walk(parent) if not n.role.startswith("/") for t in (n.name, n.value) if t]
+                return []
+            if (found := find(node.children, [*around, node])) is not None:
+                return found
+        return None
+    return find(parse_elements(snapshot), []) or []
+
+
+def _walk(node: Element) -> Iterator[Element]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
 def option_labels(snapshot: str) -> list[str]:
     """The labels of the options the snapshot shows (of its dropdowns and list boxes), in order."""
     return list(dict.fromkeys(node.name for node in walk_elements(snapshot)

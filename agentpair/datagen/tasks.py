@@ -159,12 +159,12 @@ def _field_schema(value: Any, rng: random.Random) -> dict[str, Any]:
     return {"type": "string"} if rng.random() < 0.7 else {"type": "string", "maxLength": 60}
 
 
-def _extract(rng: random.Random, what: str, fields: dict[str, Any]) -> dict[str, Any]:
+def _extract(rng: random.Random, what: str, fields: dict[str, Any], page: Page) -> dict[str, Any]:
     keys = rng.sample(list(fields), rng.randint(1, len(fields)))
     target = {k: fields[k] for k in keys}
     missing = rng.random() < 0.3
-    if missing:
-        key = rng.choice(MISSING_KEYS)
+    if missing:  # a field the page does not show under any label ("warranty" is shown on a spec sheet)
+        key = rng.choice([k for k in MISSING_KEYS if k.replace("_", " ") not in page.html.lower()])
         target[key] = ""
     props = {k: _field_schema(v, rng) for k, v in target.items()}
     names = ", ".join(k.replace("_", " ") for k in target)
@@ -181,10 +181,10 @@ def extract_examples(rng: random.Random, page: Page) -> list[dict[str, Any]]:
     for rec in rng.sample(page.records, min(len(page.records), 3)):
         name_key = "name" if "name" in rec else "title"
         fields = {k.lower().replace(" ", "_"): v for k, v in rec.items() if k != name_key}
-        out.append(_extract(rng, rec[name_key], fields))
+        out.append(_extract(rng, rec[name_key], fields, page))
     facts = {k: v for k, v in page.facts.items() if not isinstance(v, list)}
     if facts:
-        out.append(_extract(rng, "this page", facts))
+        out.append(_extract(rng, "this page", facts, page))
     checks = [e for e in page.elements if e.kind == "checkbox"]
     if checks and page.family == "settings":
         e = rng.choice(checks)
@@ -245,7 +245,7 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
         # values, the page's words and numbers for extracted ones
         ex["allowed"] = (allowed_values(obs, ex["schema"], ex["instruction"], page.secrets)
                          if ex["kind"] == "tool_args" else
-                         page_values(obs, ex["schema"]) if ex["kind"] == "extract" else {})
+                         page_values(obs, ex["schema"], ex["instruction"]) if ex["kind"] == "extract" else {})
         ex["family"] = page.family
     return out
 

@@ -95,7 +95,11 @@ def test_a_value_a_page_shows_ends_where_a_text_or_its_part_does() -> None:
     assert verbatim_spans("Crimson Walnut cushion", "shown") == ["Crimson Walnut cushion", "Walnut cushion", "cushion"]
     spans = verbatim_spans("By Ada Byron · 2024-03-08 · 15 min read", "shown")
     assert {"Ada Byron", "2024-03-08", "15 min read"} <= set(spans) and "Ada" not in spans
-    assert {"371-4646.", "371-4646"} <= set(verbatim_spans("Questions? Call 371-4646.", "shown"))
+    assert not any("·" in s for s in spans)  # a shown value does not run past a separator
+    title = verbatim_spans("Search: climbing - Keduru", "shown")
+    assert {"climbing", "Keduru"} <= set(title) and "climbing - Keduru" not in title
+    phone = verbatim_spans("Questions? Call 371-4646.", "shown")
+    assert "371-4646" in phone and "371-4646." not in phone  # the sentence's full stop is not the value's
 
 
 def test_an_option_to_pick_is_one_the_page_shows_when_the_instruction_names_one() -> None:
@@ -187,3 +191,52 @@ def test_the_pages_texts_are_names_and_values_not_syntax_links_or_placeholders()
   - 'button "Say \\"hi\\": now" [ref=e8]': 'It''s late'""")
     assert texts == ["Home", "Search: books", "Card number", "Go", "plain words", "Email", "ada@x.org",
                      'Say "hi": now', "It's late"]
+
+
+SPEC_SHEET = """- main [ref=e1]:
+  - heading "Nimbus 14 Pro" [level=1] [ref=e2]
+  - paragraph [ref=e3]: $1,799 $1,999 - save $200
+  - table "Specifications" [ref=e4]:
+    - rowgroup [ref=e5]:
+      - row [ref=e6]:
+        - rowheader "Memory" [ref=e7]
+        - cell "32 GB" [ref=e8]
+      - row [ref=e9]:
+        - rowheader "Battery" [ref=e10]
+        - cell "70 Wh, up to 18 h" [ref=e11]
+  - table [ref=e12]:
+    - rowgroup [ref=e13]:
+      - row [ref=e14]:
+        - columnheader "Model" [ref=e15]
+        - columnheader "Price" [ref=e16]
+        - columnheader "Memory" [ref=e17]
+      - row [ref=e18]:
+        - cell [ref=e19]:
+          - link "Nimbus 16 Pro" [ref=e20]:
+            - /url: /nimbus-16-pro
+        - cell "$2,199" [ref=e21]
+        - cell "64 GB" [ref=e22]
+  - list [ref=e23]:
+    - listitem [ref=e24]:
+      - link "Sleeve for Nimbus 14" [ref=e25]
+      - paragraph [ref=e26]: $39 from Ada Byron
+    - listitem [ref=e27]:
+      - link "Dock for Nimbus 14" [ref=e28]
+      - paragraph [ref=e29]: $89 from Lin Feng"""
+
+
+def test_an_extraction_is_offered_what_the_page_says_of_the_thing_it_names() -> None:
+    page = Observation(url="http://shop.test/nimbus-14-pro", snapshot=SPEC_SHEET)
+    schema = {"type": "object", "properties": {
+        "memory_gb": {"type": "integer"}, "price_usd": {"type": "number"}, "battery_h": {"type": "integer"},
+        "seller": {"type": "string"}, "price": {"type": "number"}}}
+    own = page_values(page, schema, "Extract the memory gb, price usd, battery h of Nimbus 14 Pro")
+    assert own["/memory_gb"] == [32]  # the row headed Memory, not the sibling's 64 in the Memory column
+    assert own["/battery_h"] == [18]  # that row's number in hours
+    assert own["/price_usd"] == [1799.0, 1999.0, 200.0, 39.0, 89.0]  # not the sibling's $2,199
+    sibling = page_values(page, schema, "Return the memory gb, price usd of Nimbus 16 Pro")
+    assert sibling["/memory_gb"] == [64] and sibling["/price_usd"] == [2199.0]  # its row, in the column
+    assert sibling["/battery_h"] == [2199, 64]  # none in hours on its row: its row's numbers, not its name's 16
+    item = page_values(page, schema, "Read the seller, price for Dock for Nimbus 14")
+    assert item["/price"] == [89.0] and "Lin Feng" in item["/seller"]  # its result's block only
+    assert not {"Ada Byron", "Dock", "Nimbus 14"} & set(item["/seller"])  # not another's, nor its own name's parts
