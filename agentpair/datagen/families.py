@@ -9,12 +9,14 @@ from agentpair.datagen.pages import code as random_code
 from agentpair.datagen.pages import price
 from agentpair.datagen.plan_vocab import Words
 from agentpair.datagen.sites import (PASSWORD, Call, Episode, Screen, Site, a, alert, back, button,
-                                     choose, click, field_, finish, h, p, select, slug, stale,
-                                     type_in, typo)
+                                     choose, click, field_, finish, h, labelled_button, p, select, slug,
+                                     stale, type_in, typo)
 from agentpair.datagen.stages import DONE, second_stage
 from agentpair.datagen.vocab import Vocab
 
 FAIL = 0.35  # share of episodes with one failed step the planner must repair
+DECOYS = ["Case for the {}", "Guide to the {}", "{} (used)", "Refill for the {}", "{} gift set",
+          "Study notes: {}", "{} spare parts"]  # training results that name the target inside their own name
 
 
 def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
@@ -112,8 +114,12 @@ def search(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     # training only, from draws of its own: as on real shops, the results page keeps the search box
     # (holding the query) and may give each result a button beside its link
     real = random.Random(f"search {site.name} {target}") if words.split == "train" else None
-    box_kept = field_(label, query, "search") if real and real.random() < 0.6 else ""
+    box_kept = field_(label, query if real.random() < 0.7 else "", "search") if real and real.random() < 0.6 else ""
     extras = [words.one(real, "aside") for _ in results] if real and real.random() < 0.5 else []
+    if real and real.random() < 0.4:  # and a result whose name holds the target's: "Case for the X"
+        decoy = real.choice(DECOYS).format(target)
+        results = [*results, decoy] if real.random() < 0.5 else [decoy, *results]
+        extras = extras and [*extras, words.one(real, "aside")]
     items = "".join(f"<li>{a(r, '/item/' + slug(r))}<p>${price(rng):.2f}</p>{button(x) if x else ''}</li>"
                     for r, x in zip(results, extras or [""] * len(results)))
     listing = site.screen("/search?q=" + slug(query), f"Results for {query}", box_kept,
@@ -200,7 +206,10 @@ def buy(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
                                            "shipping_field")]
     aside = random.Random(f"buy {site.name} {target}")  # own draws: the episode's stream stays as it was
     others = [words.one(aside, "aside") for _ in products]
-    rows = "".join(f"<div>{h(x, 3)}{p(f'${price(rng):.2f}')}{button(f'Add {x} to cart')}{button(o)}</div>"
+    # training only: the add buttons may say "Add to cart" with the product in their aria-label
+    adds = {x: labelled_button(f"Add {x} to cart", "Add to cart") if words.split == "train" and aside.random() < 0.5
+            else button(f"Add {x} to cart") for x in products}
+    rows = "".join(f"<div>{h(x, 3)}{p(f'${price(rng):.2f}')}{adds[x]}{button(o)}</div>"
                    for x, o in zip(products, others))
     shop = site.screen("/shop", vocab.one(rng, "item").capitalize() + "s", h("Shop"), rows, a(cart, "/cart"))
     calls = [Call(shop, f"Add the {target} to the cart and open the cart.",

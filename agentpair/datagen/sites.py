@@ -108,6 +108,11 @@ def button(label: str, expanded: bool | None = None) -> str:
     return f'<button type="button"{state}>{esc(label)}</button>'
 
 
+def labelled_button(name: str, text: str) -> str:
+    """A button whose accessible name (aria-label) says more than its text: "Add X to cart"."""
+    return f'<button type="button" aria-label="{esc(name)}">{esc(text)}</button>'
+
+
 def field_(label: str, value: str = "", kind: str = "text") -> str:
     val = f' value="{esc(value)}"' if value else ""
     return f"<p><label>{esc(label)} <input type=\"{kind}\"{val}></label></p>"
