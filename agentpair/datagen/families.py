@@ -26,7 +26,7 @@ def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
                        f"{given[0].lower()}{family.lower()}"])
     link, user_label, sign_in = words.one(rng, "login_link"), words.one(rng, "user_field"), words.one(rng, "sign_in")
     signup, forgot = words.one(rng, "signup"), words.one(rng, "forgot")
-    pages = words.pick(rng, "account_page", 3)
+    pages = page_labels(words, vocab, f"login {site.name}", words.pick(rng, "account_page", 3))
     target = rng.choice(pages) if rng.random() < 0.6 else ""
     then = words.goal(rng, "login_then", page=target) if target else ""
     goal = words.goal(rng, "login", site=site.name, user=user, then=then)
@@ -77,6 +77,17 @@ def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     else:
         calls.append(Call(dashboard, DONE, [finish(f"Signed in as {user}", [user])]))
     return Episode("login", site.name, goal, calls, secrets={"password": secret})
+
+
+def page_labels(words: Words, vocab: Vocab, key: str, labels: list[str]) -> list[str]:
+    """Training only, from draws of their own: two sites in five name these pages with other words
+    of the vocabulary (a topic, a table, a setting: "Gardening", "Invoices", "Dark mode"), so the
+    planner opens the page the goal names rather than one of a few page names it knows."""
+    own = random.Random(key)
+    if words.split != "train" or own.random() >= 0.4:
+        return labels
+    pools = vocab.pools
+    return own.sample([w.capitalize() for w in pools["topic"] + pools["table"]] + pools["setting"], len(labels))
 
 
 def lookalikes(rng: random.Random, vocab: Vocab, n: int) -> list[str]:
@@ -147,13 +158,15 @@ def navigate(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     deep = rng.random() < 0.3
     where = "nav" if not deep and rng.random() < 0.3 else "menu"
     section = rng.choice(site.nav if where == "nav" else hidden)
-    leaves = words.pick(rng, "account_page", 3) if deep else []
+    leaves = page_labels(words, vocab, f"navigate {site.name}", words.pick(rng, "account_page", 3)) if deep else []
     target = rng.choice(leaves) if deep else section
     goal = (words.goal(rng, "navigate_deep", site=site.name, section=section, target=target) if deep
             else words.goal(rng, "navigate", site=site.name, target=target))
     path = "/" + slug(section) + "/" + slug(target) if deep else "/" + slug(target)
     stage = second_stage(rng, site, target, path) if words.split == "train" and rng.random() < 0.3 else None
     goal = stage.extend(goal) if stage else goal
+    if stage and stage.hinted and random.Random(goal).random() < 0.5:
+        goal = f"On {site.name}, {stage.hinted}."
 
     blurb = p(rng.choice(["Open daily from 9 to 5.", "Made with care since 1998."]))
 

@@ -31,12 +31,20 @@ TAILS = {"reply": [" Then send this reply there: {text}", " Once there, reply wi
                      ", set {setting} to {value} there and save it.", " and change {setting} to {value}."]}
 
 
+# The same change asked for on its own, the page it lives on only hinted at, as users write it
+HINTED = ["set the {setting} to {value} (it is a {page} setting) and save it",
+          "change {setting} to {value}; it lives under {page}. Save it",
+          "switch {setting} to {value} in the {page} settings and save"]
+
+
 @dataclass
 class Stage:
-    """What the goal adds (tail), and the calls that carry it out on the named page."""
+    """What the goal adds (tail), and the calls that carry it out on the named page; for a
+    setting, also the whole task with the page only hinted at (hinted)."""
 
     tail: str
     calls: list[Call]
+    hinted: str = ""
 
     def extend(self, goal: str) -> str:
         """The goal with this stage: a new sentence, or inside the goal's last one (as the
@@ -52,7 +60,7 @@ def second_stage(rng: random.Random, site: Site, page: str, path: str) -> Stage:
         def screen(note: str = "") -> Screen:
             return site.screen(path, page, h(page), alert(note) if note else "", ask, textarea(label), button(send))
         moves: list[Move] = [type_in(label, text), click("button", send)]
-        tail = rng.choice(TAILS["reply"]).format(text=text)
+        tail, hinted = rng.choice(TAILS["reply"]).format(text=text), ""
         thought, answer, said, note = "Write the reply and send it.", f"Sent the reply: {text}", [text], "Reply sent."
     else:
         names = rng.sample(list(SETTINGS), 3)
@@ -66,6 +74,7 @@ def second_stage(rng: random.Random, site: Site, page: str, path: str) -> Stage:
             return site.screen(path, page, h(page), alert(note) if note else "", selects, button(save))
         moves = [choose(setting, value), click("button", save)]
         tail = rng.choice(TAILS["setting"]).format(setting=setting, value=value)
+        hinted = rng.choice(HINTED).format(setting=setting.lower(), value=value, page=page.lower())
         thought, answer, said, note = f"Set {setting} and save.", f"Set {setting} to {value}", [value], "Changes saved."
     calls = [Call(screen(), thought, moves), Call(screen(note), DONE, [finish(answer, said)])]
-    return Stage(tail, calls)
+    return Stage(tail, calls, hinted)
