@@ -74,6 +74,7 @@ TEXT = {"type": "string", "minLength": 1, "maxLength": 400}  # bounded free text
 
 
 INSTRUCTION = {"type": "string", "maxLength": 120}
+MAX_PLAN_STEPS = 6  # the most steps one plan may hold
 
 
 def step_shape(kind: str, props: dict[str, Any], required: list[str],
@@ -83,7 +84,7 @@ def step_shape(kind: str, props: dict[str, Any], required: list[str],
             "properties": {"kind": {"const": kind}, "instruction": instruction, **props}}
 
 
-def plan_object(steps: list[dict[str, Any]], max_steps: int = 6) -> dict[str, Any]:
+def plan_object(steps: list[dict[str, Any]], max_steps: int = MAX_PLAN_STEPS) -> dict[str, Any]:
     """A plan's JSON schema: a thought and 1..max_steps steps, each one of the `steps` shapes."""
     return {
         "type": "object", "additionalProperties": False, "required": ["thought", "steps"],

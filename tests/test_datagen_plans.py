@@ -114,13 +114,14 @@ def test_only_training_goals_go_on_past_the_page_they_name() -> None:
 def test_only_training_episodes_vary_page_names_buttons_and_results() -> None:
     """Shapes real sites have that the held-out split keeps out, so it stays as it was: add buttons
     named by aria-label, a result that holds the target's name in its own, page names from the
-    wider vocabulary, a setting asked for with its page only hinted at."""
+    wider vocabulary, registrations with radio buttons and a second dropdown (filled in over two
+    calls where one plan cannot hold them), a setting asked for with its page only hinted at."""
     def seen(split: str) -> tuple[str, list[str]]:
         chosen = _calls(split, 700)
         return _text(chosen), [episode.goal for episode, _ in chosen]
     (train, train_goals), (heldout, heldout_goals) = seen("train"), seen("heldout")
     shapes = [r'aria-label="Add [^"]+ to cart">Add to cart<', r">(Case for the|Guide to the|Study notes:) ",
-              r">(Gardening|Cycling|Sailing|Chess|Photography)</a>"]
+              r">(Gardening|Cycling|Sailing|Chess|Photography)</a>", r'type="radio"', "Go on with the form"]
     assert all(re.search(shape, train) for shape in shapes)
     assert not any(re.search(shape, heldout) for shape in shapes)
     hinted = [g for g in train_goals if re.search(r"\(it is an? [\w ]+ setting\)|; it lives under ", g)]

@@ -14,13 +14,21 @@ from agentpair.datagen.pages import price
 from agentpair.datagen.plan_vocab import UNITS, WHOLE, Words
 from agentpair.datagen.sites import (Call, Episode, Move, Screen, Site, a, back, button, checkbox,
                                      choose, click, code, esc, extract, field_, finish, h, p,
-                                     select, slug, stale, textarea, tick, type_in)
+                                     radios, select, slug, stale, textarea, tick, type_in)
 from agentpair.datagen.vocab import Vocab
+from agentpair.planner import MAX_PLAN_STEPS
 
 # Share of training extractions that come back partial and are repaired. At FAIL (0.35) the
 # 1,075-step planner learned to extract a second time after a complete extraction (held-out
 # extract 71 -> 48%): a repair must stay the exception the "Extracted:" memory justifies.
 PARTIAL = 0.12
+# Training registrations may ask more, as real ones do: a choice among radio buttons, a second
+# dropdown (first option the default), their order on the page and in the goal drawn apart.
+RADIO_GROUPS = {"T-shirt size": ["S", "M", "L", "XL"], "Session": ["Morning", "Afternoon", "Evening"],
+                "Seat": ["Aisle", "Window", "Middle"], "Level": ["Beginner", "Intermediate", "Advanced"]}
+SECOND_SELECTS = {"Meals": ["No preference", "Vegetarian", "Vegan", "Halal"],
+                  "Badge colour": ["Blue", "Green", "Orange"], "Lunch": ["None", "Sandwich", "Salad", "Soup"],
+                  "Arrival day": ["Monday", "Tuesday", "Wednesday"]}
 NUMBER_COLUMNS = {"Score", "Rank", "Rating", "Amount", "Quantity", "Budget", "Level"}  # of vocab's "column"
 
 
@@ -38,15 +46,30 @@ def form(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
         terms, news = words.one(rng, "terms"), words.one(rng, "newsletter")
         goal = words.goal(rng, "register", site=site.name, name=name, email=email, event=event, ticket=ticket,
                           extras=words.goal(rng, "register_extras"))
+        more = random.Random(goal) if words.split == "train" else None  # draws of its own: held-out as it was
+        group = more.choice(list(RADIO_GROUPS)) if more and more.random() < 0.4 else ""
+        second = more.choice(list(SECOND_SELECTS)) if more and more.random() < 0.4 else ""
+        size = more.choice(RADIO_GROUPS[group]) if more and group else ""
+        dish = more.choice(SECOND_SELECTS[second][1:]) if more and second else ""
+        news_first = bool(more and more.random() < 0.5)
+        asks = [f"{group}: {size}." if group else "", f"{second}: {dish}." if second else ""]
+        goal = " ".join([goal, *(a for a in asks if a)]) if more and more.random() < 0.5 else \
+            goal.replace(". ", ". " + " ".join(a for a in asks if a) + " ", 1) if any(asks) else goal
+        boxes = [tick(news, on=False), tick(terms)] if news_first else [tick(terms), tick(news, on=False)]
         moves = [type_in(name_label, name), type_in(email_label, email), choose(ticket_label, ticket),
-                 tick(terms), tick(news, on=False), click("button", submit)]
+                 *([tick(size, role="radio")] if group else []), *([choose(second, dish)] if second else []),
+                 *boxes, click("button", submit)]
         heading, done = f"{event} registration", f"Registration received. See you at the {event}, {given}!"
         answer, said = f"Registered {name} for the {event}", [name]
 
         def page(state: dict[str, Any]) -> str:
+            chosen = next((o for o in RADIO_GROUPS.get(group, []) if state.get(o)), "")
+            shown = [checkbox(terms, state.get(terms, False)), checkbox(news, state.get(news, True))]
             return (field_(name_label, state.get(name_label, "")) + field_(email_label, state.get(email_label, ""))
                     + select(ticket_label, tickets, state.get(ticket_label, ""))
-                    + checkbox(terms, state.get(terms, False)) + checkbox(news, state.get(news, True)))
+                    + (radios(group, RADIO_GROUPS[group], chosen) if group else "")
+                    + (select(second, SECOND_SELECTS[second], state.get(second, "")) if second else "")
+                    + "".join(shown[::-1] if news_first else shown))
     else:  # contact form: a message to type
         link = words.one(rng, "contact_link")
         message_label = words.one(rng, "message_field")
@@ -76,14 +99,19 @@ def form(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
             if m.error is None and m.step["tool"] in ("type", "select", "check"):
                 state[m.labels[0]] = m.args.get("text", m.args.get("option", m.args.get("on")))
 
-    call = Call(screen(), "Fill in the form and submit it.", moves)
+    # a longer form than one plan holds is filled in over two calls
+    head, rest = (moves[:4], moves[4:]) if len(moves) > MAX_PLAN_STEPS else (moves, [])
+    call = Call(screen(), "Fill in the form and submit it.", head)
     calls.append(call)
     if rng.random() < FAIL:
-        at = rng.randrange(len(moves))
+        at = rng.randrange(len(head))
         error, ref = stale(rng)
-        call.ran = [*moves[:at], moves[at].ran(error, args={**moves[at].args, **ref})]
+        call.ran = [*head[:at], head[at].ran(error, args={**head[at].args, **ref})]
         run(call.ran)
-        calls.append(Call(screen(), "Retry the failed step and go on.", moves[at:]))
+        calls.append(Call(screen(), "Retry the failed step and go on.", head[at:]))
+    if rest:
+        run(head)
+        calls.append(Call(screen(), "Go on with the form and submit it.", rest))
     calls.append(Call(site.screen("/thanks", "Thank you", h("Thank you"), p(done)), DONE,
                       [finish(answer, said)]))
     return Episode("form", site.name, goal, calls)

@@ -131,6 +131,12 @@ def checkbox(label: str, checked: bool = False) -> str:
     return f"<p><label><input type=\"checkbox\"{' checked' if checked else ''}> {esc(label)}</label></p>"
 
 
+def radios(label: str, options: list[str], chosen: str = "") -> str:
+    buttons = "".join(f'<label><input type="radio" name="{slug(label)}"{" checked" if o == chosen else ""}> '
+                      f"{esc(o)}</label> " for o in options)
+    return f"<fieldset><legend>{esc(label)}</legend>{buttons}</fieldset>"
+
+
 def alert(text: str) -> str:
     return f'<p role="alert">{esc(text)}</p>'
 
@@ -164,10 +170,10 @@ def choose(label: str, option: str) -> Move:
                element=("combobox", label), args={"option": option})
 
 
-def tick(label: str, on: bool = True) -> Move:
+def tick(label: str, on: bool = True, role: str = "checkbox") -> Move:
     verb = "check" if on else "uncheck"
     return act("check", f"{verb} the {label} box", labels=[label] if on else [label, "uncheck"],
-               element=("checkbox", label), args={"on": on})
+               element=(role, label), args={"on": on})
 
 
 def back() -> Move:
