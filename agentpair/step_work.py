@@ -129,10 +129,14 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     """What an extraction's top-level fields may be, since it reads the page: a string is a whole
     run of up to PAGE_WORDS words of one of the page's texts (an element's name or value, the
     title, a part of the URL's path; see verbatim_spans) or "" (absent), a number one the page shows
-    (commas dropped; in the field's unit where its name ends with one the page shows, UNITS; what
-    a table gives the field for the instruction's subject where one does, see table_numbers), an
+    (commas dropped; in the field's unit where its name ends with one the page shows, UNITS), an
     integer that asks for a count (COUNTED) also a count up to 20.
-    Fields with an enum, a pattern or a format, and fields no value fits, are left to the schema."""
+    Where the instruction names a thing on the page (its longest text the instruction holds), the
+    texts are what the page says of it: its cell in the field's column or the row headed by the
+    field's label (table_cells), else its list item (a result, a card, a row: item_texts), less
+    its own name's parts and numbers; otherwise the numbers a table gives the field for rows the
+    instruction does not name are left out. Fields with an enum, a pattern or a format, and fields no value
+    fits, are left to the schema."""
     path = [part for part in urlsplit(observation.url).path.split("/") if part]
     lines = [*page_texts(observation.snapshot), observation.title, *path]
     tables = table_rows(observation.snapshot)
