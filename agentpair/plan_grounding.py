@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from agentpair.planner import TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
-from agentpair.planner_view import PLACEHOLDER, PageNames
+from agentpair.planner_view import PageNames
 
 MAX_VALUE_WORDS = 12
 OPENERS = "\"'“‘([{<"
@@ -115,10 +115,8 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     steps = _grounded_acts(request)
     steps.append(step_shape("extract", {"schema": {"type": "object"}}, ["schema"]))
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
-    templates = [PLACEHOLDER.sub(r"{{\1}}", t) for t in request.names.templates]
-    if fields:  # the page's own template, its placeholders made holes, where it shows one
-        template = {"enum": templates} if templates else TEXT
-        steps.append(step_shape("code", {"template": template, "target": {"enum": fields}}, ["template", "target"]))
+    if fields:
+        steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
     steps.append(finish_shape(request.output_schema))
     return plan_object(steps)
 

@@ -135,7 +135,7 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
         url=getattr(observation, "url", ""),
         title=getattr(observation, "title", ""),
         page=compact_page(snapshot),
-        names=page_names(snapshot, getattr(observation, "text", "") or ""),
+        names=page_names(snapshot),
         memory=memory,
         history=[history_line(r) for r in history[-12:]],
         tools=tools,

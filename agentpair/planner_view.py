@@ -4,12 +4,10 @@ names on the page a plan step may use (page_names)."""
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel, Field
 
 from tools.browser_actions import CheckArgs
-from tools.snapshot import Element, parse_elements, texts_with_line_breaks, walk_elements
+from tools.snapshot import Element, parse_elements, walk_elements
 
 PAGE_CHARS_FOR_PLANNER = 700
 TEXT_CHARS = 160  # a flattened code block (a config template) must fit on its line
@@ -123,21 +121,16 @@ class PageNames(BaseModel):
     fields: list[str] = Field(default_factory=list, description="what text is typed into")
     dropdowns: dict[str, list[str]] = Field(default_factory=dict, description="a select's name -> its options")
     boxes: list[str] = Field(default_factory=list, description="checkboxes, radio buttons, switches")
-    templates: list[str] = Field(default_factory=list, description="texts with <placeholders> to fill in")
 
 
 FIELD_ROLES = {"textbox", "searchbox", "spinbutton"}
 BOX_ROLES = set(CheckArgs.model_json_schema()["properties"]["ref"]["x-roles"])  # what `check` acts on
 NOT_CLICKED = FIELD_ROLES | {"slider", "option"}
-PLACEHOLDER = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>")  # "<name>" in a template to copy and fill in
 
 
-def page_names(snapshot: str, text: str = "") -> PageNames:
-    """The names of the page's interactive elements, sorted by what a step may do to them, and
-    the templates it shows (its texts holding placeholders, line breaks put back from `text`,
-    the visible text)."""
-    names = PageNames(templates=[t.rstrip("\n") + "\n" for t in texts_with_line_breaks(snapshot, text)
-                                 if PLACEHOLDER.search(t)])
+def page_names(snapshot: str) -> PageNames:
+    """The names of the page's interactive elements, sorted by what a step may do to them."""
+    names = PageNames()
     for node in walk_elements(snapshot):
         if node.role not in INTERACTIVE or not node.name:
             continue

@@ -61,16 +61,15 @@ class Compiled:
 
 def compile_template(vocab: Vocab, template: str, allowed: dict[str, list[Any]]) -> Compiled:
     """Code with holes `{{name:24}}` (at most 24 tokens, never more than MAX_HOLE_ROOM) or
-    `{{name}}` (HOLE_ROOM tokens); a hole named again takes the value of its first place."""
-    canvas, pieces, seen, at = Canvas(vocab), [], {}, 0
+    `{{name}}` (HOLE_ROOM tokens)."""
+    canvas, pieces, seen, at = Canvas(vocab), [], set(), 0
     for m in HOLE.finditer(template):
         name, size = m.group(1), m.group(2)
+        if name in seen:
+            raise TemplateError(f"hole {name!r} appears twice in the template")
+        seen.add(name)
         canvas.add_text(template[at:m.start()])
         pieces.append(template[at:m.start()])
-        at = m.end()
-        if name in seen:
-            pieces.append(seen[name])
-            continue
         if "/" + name in allowed:
             slot: Slot = _choice(vocab, allowed["/" + name], [str(v) for v in allowed["/" + name]],
                                  "/" + name)
@@ -78,8 +77,8 @@ def compile_template(vocab: Vocab, template: str, allowed: dict[str, list[Any]])
             raise TemplateError(f"hole {name!r} has room for 0 tokens")
         else:
             slot = TextSlot(vocab, min(int(size), MAX_HOLE_ROOM) if size else HOLE_ROOM)
-        seen[name] = canvas.add_slot(slot)
-        pieces.append(seen[name])
+        pieces.append(canvas.add_slot(slot))
+        at = m.end()
     canvas.add_text(template[at:])
     pieces.append(template[at:])
     unknown = set(allowed) - {"/" + n for n in seen}

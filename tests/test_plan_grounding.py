@@ -129,30 +129,3 @@ def test_llama_cpps_converter_compiles_the_grounded_schema_and_its_grammar_reads
     grammar = json_schema_to_gbnf(json.dumps(grounded_plan_schema(request())))
     LlamaGrammar.from_string(grammar, verbose=False)
     assert "{{secret:passwor" in grammar and "nirit" in grammar and "Usernme" not in grammar
-
-
-TEMPLATE_PAGE = r"""- generic [ref=e1]:
-  - figure "Config template" [ref=e2]:
-    - generic [ref=e3]: "[service] name = \"<name>\" image = \"registry.example/<name>:<version>\" port = <port>"
-  - textbox "Service config" [ref=e4]
-  - button "Create service" [ref=e5]"""
-TEMPLATE_TEXT = ('New service\nConfig template\n[service]\nname = "<name>"\n'
-                 'image = "registry.example/<name>:<version>"\n  port = <port>\nService config\nCreate service')
-
-
-def test_a_code_step_copies_the_pages_template_with_its_placeholders_as_holes() -> None:
-    names = page_names(TEMPLATE_PAGE, TEMPLATE_TEXT)  # the snapshot's one line, the visible text's lines
-    assert names.templates == ['[service]\nname = "<name>"\nimage = "registry.example/<name>:<version>"\nport = <port>\n']
-    req = PlanRequest(goal="Create the service billing-api, version 2.4.1, port 8080", page=compact_page(TEMPLATE_PAGE),
-                      names=names, tools=browser_tools())
-    schema = grounded_plan_schema(req)
-    holes = '[service]\nname = "{{name}}"\nimage = "registry.example/{{name}}:{{version}}"\nport = {{port}}\n'
-    code = {"kind": "code", "instruction": "fill in the service template", "template": holes,
-            "target": "the Service config box"}
-    assert valid(schema, plan(code))
-    assert not valid(schema, plan(dict(code, template='[name = "{{name:16}}", version 2.4.1]')))  # its own
-    assert page_names(TEMPLATE_PAGE).templates == ['[service] name = "<name>" image = "registry.example/<name>:'
-                                                   '<version>" port = <port>\n']  # no visible text: one line
-    from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
-
-    LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)

@@ -135,27 +135,6 @@ def _walk(node: Element) -> Iterator[Element]:
         yield from _walk(child)
 
 
-def texts_with_line_breaks(snapshot: str, text: str) -> list[str]:
-    """The snapshot's texts (names and values), each that runs over several lines of the page's
-    visible text (a code block, which the snapshot writes on one line) with its line breaks put
-    back from that text."""
-    lines = [line.strip() for line in text.splitlines()]
-    out: dict[str, None] = {}
-    for said in (t for node in walk_elements(snapshot) if not node.role.startswith("/") for t in (node.name, node.value) if t):
-        flat = " ".join(said.split())
-        for start, line in enumerate(lines):
-            if not line or line == flat or not flat.startswith(line):
-                continue
-            end, joined = start + 1, line
-            while end < len(lines) and len(joined) < len(flat):
-                joined, end = f"{joined} {lines[end]}".strip(), end + 1
-            if joined == flat:
-                said = "\n".join(lines[start:end])
-                break
-        out[said] = None
-    return list(out)
-
-
 def option_labels(snapshot: str) -> list[str]:
     """The labels of the options the snapshot shows (of its dropdowns and list boxes), in order."""
     return list(dict.fromkeys(node.name for node in walk_elements(snapshot)

@@ -223,6 +223,7 @@ SETTINGS = {  # per kind of resource: its settings, each (key, kind of value)
     "mailer": [("name", "slug"), ("sender", "email"), ("port", "port")],
 }
 FIXED = [("log_level", "info", False), ("health_check", "/healthz", False), ("timeout_s", "30", True)]
+SIZES = {"slug": 16, "version": 8, "int": 4, "port": 6, "cron": 12, "region": 12, "url": 24, "email": 24}
 NUMBERS = ("int", "port")
 
 
@@ -269,7 +270,7 @@ def config(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     def render(show: Any) -> str:
         return _render(fmt, section, [*((k, show(k, t, v), t in NUMBERS) for k, t, v in settings), fixed])
     page_text = render(lambda k, t, v: f"<{k}>")
-    template = render(lambda k, t, v: "{{" + k + "}}")  # the page's, its placeholders made holes
+    template = render(lambda k, t, v: "{{" + f"{k}:{SIZES[t]}" + "}}")
     filled = render(lambda k, t, v: v)
     box, other_box = words.one(rng, "box"), words.one(rng, "other_box")
     said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, _, v in settings)
