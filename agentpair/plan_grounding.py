@@ -33,7 +33,8 @@ def _literal(text: str) -> str:
 
 
 def _writable(text: str) -> bool:
-    """A string a pattern can carry inside a JSON string without escapes."""
+    """A string a pattern or an enum can carry inside a JSON string without escapes: llama-cpp-python
+    (0.3.36) writes a quote of an enum value into its grammar so that its server dies on it."""
     return bool(text) and not any(c in text for c in '"\\^') and all(c >= " " for c in text)
 
 
@@ -58,14 +59,15 @@ def typed_values(request: PlanRequest) -> list[str]:
 
 def ways_to_name(name: str) -> list[str]:
     """A name as a step may say it: whole, or without what a person leaves off when saying it (a
-    leading number such as "#4821", a trailing count such as "(0)", trailing marks such as ":" or "›")."""
-    said = [name]
-    words = name.split()
+    leading number such as "#4821", a trailing count such as "(0)", trailing marks such as ":" or "›");
+    never with a double quote or a backslash (see _writable), which it is then said without."""
+    said = [" ".join(name.replace('"', " ").replace("\\", " ").split())]
+    words = said[0].split()
     if len(words) > 1 and not any(c.isalpha() for c in words[0]):
         said.append(" ".join(words[1:]))
     said += [re.sub(r"\s*\([^()]*\)$", "", n) for n in said]
     said += [n.rstrip(TRAILING_MARKS) for n in said]
-    return [n for n in dict.fromkeys(said) if n.strip()]
+    return [n for n in dict.fromkeys(said) if _writable(n.strip())]
 
 
 def _one_of(texts: list[str]) -> str:
@@ -90,7 +92,7 @@ def _grounded_acts(request: PlanRequest) -> list[dict[str, Any]]:
         pattern = f"^type {_one_of(values)} into the {_one_of(fields)} (field|box)( and press Enter)?$"
         shapes.append(_act("type", {"type": "string", "pattern": pattern}))
     choices = [f"select {option} in the {said} dropdown" for name, options in names.dropdowns.items()
-               for option in options for said in ways_to_name(name)]
+               for option in options if _writable(option) for said in ways_to_name(name)]
     if "select" in tools and choices:
         shapes.append(_act("select", {"enum": choices}))
     ticks = [f"{verb} the {said} box" for name in names.boxes for verb in ("check", "uncheck")

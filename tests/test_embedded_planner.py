@@ -76,7 +76,7 @@ async def test_a_finish_answer_follows_the_output_schema(server: LlamaServer) ->
 async def test_under_the_grounded_schema_the_bare_model_names_only_what_page_and_goal_hold(
         server: LlamaServer) -> None:
     snapshot = ('- textbox "Member ID" [ref=e1]\n- textbox "Password" [ref=e2]\n- button "Let me in" [ref=e3]\n'
-                '- link "Forgot it?" [ref=e4]')
+                '- link "Forgot it?" [ref=e4]\n- button "Say \\"hi\\"" [ref=e5]')  # a quote: said without
     request = PlanRequest(goal="Sign in as toli.lolalo with {{secret:password}}.", page=compact_page(snapshot),
                           names=page_names(snapshot), secret_names=["password"], tools=browser_tools())
     planner = OpenAIPlanner(base_url=server.base_url, model="smollm2", structured_output="llamacpp", grounded=True)

@@ -28,7 +28,8 @@ SNAPSHOT = """- generic [ref=e1]:
   - button "Save for later" [ref=e10]
   - button "Home" [ref=e11]
   - link "#4821 Refund for order 5512" [ref=e12]
-  - link "Cart (0)" [ref=e13]"""
+  - link "Cart (0)" [ref=e13]
+  - button "Say \\"hi\\"" [ref=e14]"""
 GOAL = ('Sign in as fima.nirita with {{secret:password}}, search "maple planter", pick Express: 1 day '
         "and leave this comment: We have issued your refund. Mail <ada@x.org>.")
 
@@ -129,3 +130,17 @@ def test_llama_cpps_converter_compiles_the_grounded_schema_and_its_grammar_reads
     grammar = json_schema_to_gbnf(json.dumps(grounded_plan_schema(request())))
     LlamaGrammar.from_string(grammar, verbose=False)
     assert "{{secret:passwor" in grammar and "nirit" in grammar and "Usernme" not in grammar
+
+
+def test_a_name_with_a_double_quote_is_said_without_it() -> None:
+    """llama-cpp-python's server dies on a grammar holding a quoted enum value: none is sent."""
+    schema = grounded_plan_schema(request())
+    assert valid(schema, plan(act("click", "click the Say hi button")))
+
+    def listed(node: object) -> list[str]:
+        if isinstance(node, dict):
+            own = [*node.get("enum", []), *([node["const"]] if "const" in node else [])]
+            return [v for v in own if isinstance(v, str)] + [v for child in node.values() for v in listed(child)]
+        return [v for child in node for v in listed(child)] if isinstance(node, list) else []
+    assert "click the Say hi button" in listed(schema)
+    assert not [v for v in listed(schema) if '"' in v or "\\" in v]
