@@ -75,18 +75,23 @@ def parse_elements(snapshot: str) -> list[Element]:
 
 def walk_elements(snapshot: str) -> Iterator[Element]:
     """Every element of the snapshot's tree, in document order."""
-    def walk(nodes: list[Element]) -> Iterator[Element]:
-        for node in nodes:
-            yield node
-            yield from walk(node.children)
-    return walk(parse_elements(snapshot))
+    return _walk(parse_elements(snapshot))
+
+
+def _walk(nodes: list[Element]) -> Iterator[Element]:
+    for node in nodes:
+        yield node
+        yield from _walk(node.children)
 
 
 def page_texts(snapshot: str) -> list[str]:
     """What the page says, in document order: every element's name and value, not its link
     targets or placeholders."""
-    return [t for node in walk_elements(snapshot) if not node.role.startswith("/")
-            for t in (node.name, node.value) if t]
+    return _said(parse_elements(snapshot))
+
+
+def _said(nodes: list[Element]) -> list[str]:
+    return [t for node in _walk(nodes) if not node.role.startswith("/") for t in (node.name, node.value) if t]
 
 
 CELLS = {"cell", "gridcell", "columnheader", "rowheader"}
@@ -121,18 +126,12 @@ def item_texts(snapshot: str, name: str) -> list[str]:
                 for parent, holder in zip(reversed(around), reversed([None, *around[:-1]])):
                     peers = holder.children if holder else []
                     if parent.role not in CELLS and sum(peer.role == parent.role for peer in peers) > 1:
-                        return [t for n in _walk(parent) if not n.role.startswith("/") for t in (n.name, n.value) if t]
+                        return _said([parent])
                 return []
             if (found := find(node.children, [*around, node])) is not None:
                 return found
         return None
     return find(parse_elements(snapshot), []) or []
-
-
-def _walk(node: Element) -> Iterator[Element]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 def option_labels(snapshot: str) -> list[str]:
