@@ -119,6 +119,32 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
     if fields:
         steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
-    steps.append(finish_shape(request.output_schema))
+    steps.append(finish_shape(grounded_answer(request)))
     return plan_object(steps)
+
+
+def grounded_answer(request: PlanRequest) -> dict[str, Any] | None:
+    """The task's answer schema with what the plan may say in it held to what the task holds: a
+    top-level string field is a run of the goal's words or an extracted value (typed_values), a
+    number field the number extracted under its name, else one the extractions hold, where they
+    hold one; so a finish copies what was found instead of making a value up."""
+    schema = request.output_schema
+    if not schema or not isinstance(schema.get("properties"), dict):
+        return schema
+    found = [(k, v) for item in request.memory if isinstance(item, dict) for k, v in item.items()
+             if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    said, properties = typed_values(request), {}
+    for name, prop in schema["properties"].items():
+        kind = prop.get("type") if isinstance(prop, dict) else None
+        numbers = [v for k, v in found if k == name] or [v for _, v in found]  # its own, else any
+        numbers = numbers if kind == "number" else [int(v) for v in numbers if float(v).is_integer()]
+        if kind is None or {"enum", "const", "pattern", "format"} & set(prop):
+            properties[name] = prop
+        elif kind == "string" and said:
+            properties[name] = {**prop, "enum": said}
+        elif kind in ("number", "integer") and numbers:
+            properties[name] = {**prop, "enum": list(dict.fromkeys(numbers))}
+        else:
+            properties[name] = prop
+    return {**schema, "properties": properties}
 

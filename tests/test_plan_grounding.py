@@ -144,3 +144,20 @@ def test_a_name_with_a_double_quote_is_said_without_it() -> None:
         return [v for child in node for v in listed(child)] if isinstance(node, list) else []
     assert "click the Say hi button" in listed(schema)
     assert not [v for v in listed(schema) if '"' in v or "\\" in v]
+
+
+def test_a_finish_answers_with_what_the_goal_and_the_extractions_hold() -> None:
+    answer = {"type": "object", "required": ["name", "price_usd", "ram_gb"], "properties": {
+        "name": {"type": "string"}, "price_usd": {"type": "number"}, "ram_gb": {"type": "integer"}}}
+    schema = grounded_plan_schema(request(goal="Report the name, price and RAM of the Nimbus 14 Pro.",
+                                          output_schema=answer, memory=[{"price_usd": 1499.0, "ram_gb": 32}]))
+
+    def finish(**said: object) -> dict[str, object]:
+        return plan({"kind": "finish", "instruction": "report", "answer": said})
+    assert valid(schema, finish(name="Nimbus 14 Pro", price_usd=1499.0, ram_gb=32))
+    assert not valid(schema, finish(name="Signed in", price_usd=1499.0, ram_gb=32))  # made up
+    assert not valid(schema, finish(name="Nimbus 14 Pro", price_usd=2199.0, ram_gb=32))  # never extracted
+    assert not valid(schema, finish(name="Nimbus 14 Pro", price_usd=1499.0, ram_gb=1499))  # an integer field: 32 only
+    unknown = grounded_plan_schema(request(output_schema=answer))  # nothing extracted yet: numbers left free
+    assert valid(unknown, plan({"kind": "finish", "instruction": "report",
+                                "answer": {"name": "maple planter", "price_usd": 3.5, "ram_gb": 8}}))
