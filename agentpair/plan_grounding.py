@@ -78,16 +78,16 @@ def _act(tool: str, instruction: dict[str, Any]) -> dict[str, Any]:
     return step_shape("act", {"tool": {"const": tool}}, ["tool"], instruction)
 
 
-def _grounded_acts(request: PlanRequest) -> list[dict[str, Any]]:
-    """One act shape per grounded tool the page gives something to do, then one per other tool."""
+def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, Any]]:
+    """One act shape per grounded tool the page gives something to do, then one per other tool;
+    `values` are what a step may type (typed_values)."""
     names, tools = request.names, [t.name for t in request.tools]
     shapes = []
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}" for name, roles in names.clickable.items()
               for role in dict.fromkeys(roles) for said in ways_to_name(name)]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
-    fields = [said for f in names.fields for said in ways_to_name(f) if _writable(said)]
-    values = typed_values(request)
+    fields = [said for f in names.fields for said in ways_to_name(f)]
     if "type" in tools and fields and values:
         pattern = f"^type {_one_of(values)} into the {_one_of(fields)} (field|box)( and press Enter)?$"
         shapes.append(_act("type", {"type": "string", "pattern": pattern}))
@@ -114,37 +114,33 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     with no field on the page there is no code step."""
     if not request.tools or request.names == PageNames():
         return plan_schema([t.name for t in request.tools], request.output_schema)
-    steps = _grounded_acts(request)
+    values = typed_values(request)
+    steps = _grounded_acts(request, values)
     steps.append(step_shape("extract", {"schema": {"type": "object"}}, ["schema"]))
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
     if fields:
         steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
-    steps.append(finish_shape(grounded_answer(request)))
+    steps.append(finish_shape(_grounded_answer(request, values)))
     return plan_object(steps)
 
 
-def grounded_answer(request: PlanRequest) -> dict[str, Any] | None:
+def _grounded_answer(request: PlanRequest, values: list[str]) -> dict[str, Any] | None:
     """The task's answer schema with what the plan may say in it held to what the task holds: a
-    top-level string field is a run of the goal's words or an extracted value (typed_values), a
-    number field the number extracted under its name, else one the extractions hold, where they
-    hold one; so a finish copies what was found instead of making a value up."""
+    top-level string field is one of `values` (runs of the goal's words, extracted values:
+    typed_values), a number field the number extracted under its name, else one the extractions
+    hold, where they hold one; so a finish copies what was found instead of making a value up."""
     schema = request.output_schema
     if not schema or not isinstance(schema.get("properties"), dict):
         return schema
     found = [(k, v) for item in request.memory if isinstance(item, dict) for k, v in item.items()
              if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    said, properties = typed_values(request), {}
+    properties = {}
     for name, prop in schema["properties"].items():
-        kind = prop.get("type") if isinstance(prop, dict) else None
-        numbers = [v for k, v in found if k == name] or [v for _, v in found]  # its own, else any
-        numbers = numbers if kind == "number" else [int(v) for v in numbers if float(v).is_integer()]
-        if kind is None or {"enum", "const", "pattern", "format"} & set(prop):
-            properties[name] = prop
-        elif kind == "string" and said:
-            properties[name] = {**prop, "enum": said}
-        elif kind in ("number", "integer") and numbers:
-            properties[name] = {**prop, "enum": list(dict.fromkeys(numbers))}
-        else:
-            properties[name] = prop
+        kind, allowed = prop.get("type") if isinstance(prop, dict) else None, []
+        if kind == "string" and not {"enum", "const", "pattern", "format"} & set(prop):
+            allowed = values
+        elif kind in ("number", "integer") and not {"enum", "const"} & set(prop):
+            own = [v for k, v in found if k == name] or [v for _, v in found]  # its own, else any
+            allowed = own if kind == "number" else [int(v) for v in own if float(v).is_integer()]
+        properties[name] = {**prop, "enum": list(dict.fromkeys(allowed))} if allowed else prop
     return {**schema, "properties": properties}
-
