@@ -99,8 +99,8 @@ def form(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
             if m.error is None and m.step["tool"] in ("type", "select", "check"):
                 state[m.labels[0]] = m.args.get("text", m.args.get("option", m.args.get("on")))
 
-    # a longer form than one plan holds is filled in over two calls
-    head, rest = (moves[:4], moves[4:]) if len(moves) > MAX_PLAN_STEPS else (moves, [])
+    # a longer form than one plan holds is filled in over two calls, the first as long as a plan may be
+    head, rest = moves[:MAX_PLAN_STEPS], moves[MAX_PLAN_STEPS:]
     call = Call(screen(), "Fill in the form and submit it.", head)
     calls.append(call)
     if rng.random() < FAIL:
