@@ -70,6 +70,13 @@ def ways_to_name(name: str) -> list[str]:
     return [n for n in dict.fromkeys(said) if _writable(n.strip())]
 
 
+def _telling(names: PageNames, name: str) -> list[str]:
+    """How a click says which of the elements sharing `name` it means: " (Hardcover, 1969)" for each
+    one told apart, and nothing (the bare name) where some are not; [""] for a name of one element."""
+    told = [f" ({t})" for t in dict.fromkeys(names.told_apart.get(name, [])) if _writable(t)]
+    return told + [""] * (len(told) < len(names.clickable[name]))
+
+
 def _one_of(texts: list[str]) -> str:
     return "(" + "|".join(_literal(t) for t in texts) + ")"
 
@@ -83,8 +90,8 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     `values` are what a step may type (typed_values)."""
     names, tools = request.names, [t.name for t in request.tools]
     shapes = []
-    clicks = [f"click the {said} {'link' if role == 'link' else 'button'}" for name, roles in names.clickable.items()
-              for role in dict.fromkeys(roles) for said in ways_to_name(name)]
+    clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
+              for role in dict.fromkeys(roles) for said in ways_to_name(name) for told in _telling(names, name)]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     fields = [said for f in names.fields for said in ways_to_name(f)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from tools.browser_actions import CheckArgs
-from tools.snapshot import Element, parse_elements, walk_elements
+from tools.snapshot import REF, Element, parse_elements, told_apart, walk_elements
 
 PAGE_CHARS_FOR_PLANNER = 700
 TEXT_CHARS = 160  # a flattened code block (a config template) must fit on its line
@@ -121,6 +121,8 @@ class PageNames(BaseModel):
     fields: list[str] = Field(default_factory=list, description="what text is typed into")
     dropdowns: dict[str, list[str]] = Field(default_factory=dict, description="a select's name -> its options")
     boxes: list[str] = Field(default_factory=list, description="checkboxes, radio buttons, switches")
+    told_apart: dict[str, list[str]] = Field(default_factory=dict, description="a name several clickable "
+                                             "elements share -> what tells each apart (tools.snapshot.told_apart)")
 
 
 FIELD_ROLES = {"textbox", "searchbox", "spinbutton"}
@@ -130,7 +132,7 @@ NOT_CLICKED = FIELD_ROLES | {"slider", "option"}
 
 def page_names(snapshot: str) -> PageNames:
     """The names of the page's interactive elements, sorted by what a step may do to them."""
-    names = PageNames()
+    names, apart = PageNames(), told_apart(snapshot)
     for node in walk_elements(snapshot):
         if node.role not in INTERACTIVE or not node.name:
             continue
@@ -143,4 +145,6 @@ def page_names(snapshot: str) -> PageNames:
             names.boxes.append(node.name)
         if node.role not in NOT_CLICKED and not options:
             names.clickable.setdefault(node.name, []).append(node.role)
+            if (ref := REF.search(node.attrs)) and ref.group(1) in apart:
+                names.told_apart.setdefault(node.name, []).append(apart[ref.group(1)])
     return names

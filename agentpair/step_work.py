@@ -10,8 +10,10 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
+from agentpair.plan_grounding import ways_to_name
 from tools.base import Observation, Toolbox
-from tools.snapshot import item_texts, link_urls, option_labels, page_texts, refs_fitting, table_rows
+from tools.snapshot import (REF, item_texts, link_urls, option_labels, page_texts, refs_fitting, table_rows,
+                            told_apart, walk_elements)
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
@@ -62,21 +64,47 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
                             template=step.template)]
     if step.target:
         typing = toolbox.get("type")  # the code is typed in: its element is one `type` can act on
-        allowed = allowed_refs(observation, typing.args_schema() if typing else TARGET_SCHEMA)
+        allowed = allowed_refs(observation, typing.args_schema() if typing else TARGET_SCHEMA, step.target)
         requests.append(FillRequest(kind="tool_args", instruction=f"the element: {step.target}",
                                     context=context, schema=TARGET_SCHEMA, allowed=allowed))
     return requests
 
 
-def allowed_refs(observation: Observation, tool_schema: dict[str, Any]) -> dict[str, list[str]]:
+def allowed_refs(observation: Observation, tool_schema: dict[str, Any], instruction: str = "") -> dict[str, list[str]]:
     """The refs a tool's `ref` may name on this page: those of the roles it declares (`x-roles`),
-    else all, and "" first where the ref is optional (`read` the whole page, `wait_for` a text);
-    none when it takes no ref or the page has none."""
+    else all, narrowed to the elements the instruction names (named_refs); "" first where the ref
+    is optional (`read` the whole page, `wait_for` a text); none when it takes no ref or the page
+    has none."""
     ref = tool_schema.get("properties", {}).get("ref")
     if ref is None or not observation.refs:
         return {}
     optional = [] if "ref" in tool_schema.get("required", []) else [""]
-    return {"/ref": optional + refs_fitting(observation.snapshot, observation.refs, ref.get("x-roles"))}
+    fitting = refs_fitting(observation.snapshot, observation.refs, ref.get("x-roles"))
+    return {"/ref": optional + named_refs(observation.snapshot, fitting, instruction)}
+
+
+def named_refs(snapshot: str, refs: list[str], instruction: str) -> list[str]:
+    """`refs` narrowed to the elements the instruction names: those whose name, as a step may say
+    it (ways_to_name), is the longest one it says, not counting its first word ("Press the Menu
+    button" names Menu, not a link called Press) unless nothing else is said; and of those the one
+    its closing "(...)" tells apart ("click the The Left Hand of Darkness link (Hardcover, 1969)",
+    see told_apart). All of them where it names none."""
+    text = instruction.casefold()
+    said: dict[str, tuple[int, int]] = {}  # ref -> (where, how long) its name is said
+    for node in walk_elements(snapshot):
+        ref = REF.search(node.attrs) if node.name else None
+        if ref and ref.group(1) in refs:
+            found = [(m.start(), len(form)) for form in ways_to_name(node.name) if form
+                     for m in re.finditer(rf"(?<!\w){re.escape(form.casefold())}(?!\w)", text)]
+            if found:
+                said[ref.group(1)] = max(found, key=lambda f: (f[0] > 0, f[1]))
+    later = {r: n for r, (at, n) in said.items() if at > 0} or {r: n for r, (_, n) in said.items()}
+    if not later:
+        return refs
+    longest = max(later.values())
+    kept = [r for r in refs if later.get(r) == longest]
+    apart = told_apart(snapshot)
+    return [r for r in kept if r in apart and instruction.rstrip().endswith(f"({apart[r]})")] or kept
 
 
 def allowed_values(observation: Observation, tool_schema: dict[str, Any], instruction: str,
@@ -88,7 +116,7 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     `x-options` (an option) only the named values the page shows as options, if any is. So no
     executor can type or open a value nobody gave. An argument marked `x-switch` (on or off) is
     what the instruction's verb says, where it says one (see switched)."""
-    allowed = allowed_refs(observation, tool_schema)
+    allowed = allowed_refs(observation, tool_schema, instruction)
     for name, prop in tool_schema.get("properties", {}).items():
         if prop.get("x-switch") and (state := switched(instruction)) is not None:
             allowed["/" + name] = [state]

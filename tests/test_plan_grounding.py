@@ -161,3 +161,20 @@ def test_a_finish_answers_with_what_the_goal_and_the_extractions_hold() -> None:
     unknown = grounded_plan_schema(request(output_schema=answer))  # nothing extracted yet: numbers left free
     assert valid(unknown, plan({"kind": "finish", "instruction": "report",
                                 "answer": {"name": "maple planter", "price_usd": 3.5, "ram_gb": 8}}))
+
+
+def test_a_click_says_which_of_same_named_elements_it_means() -> None:
+    results = """- list [ref=e1]:
+  - listitem [ref=e2]:
+    - link "The Left Hand of Darkness" [ref=e3]
+    - text: Le Guin · Hardcover, 1969
+  - listitem [ref=e4]:
+    - link "The Left Hand of Darkness" [ref=e5]
+    - text: Le Guin · Paperback, 2000
+- link "Help" [ref=e6]
+- link "Help" [ref=e7]"""
+    schema = grounded_plan_schema(request(snapshot=results))
+    assert valid(schema, plan(act("click", "click the The Left Hand of Darkness link (Hardcover, 1969)")))
+    assert valid(schema, plan(act("click", "click the The Left Hand of Darkness link (Paperback, 2000)")))
+    assert not valid(schema, plan(act("click", "click the The Left Hand of Darkness link")))
+    assert valid(schema, plan(act("click", "click the Help link")))  # alike in every way: either will do

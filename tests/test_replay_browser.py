@@ -18,6 +18,7 @@ from agentpair import Agent
 from agentpair.cli import main
 from agentpair.models import FillRequest, FillResult
 from agentpair.replay import replay
+from agentpair.step_work import named_refs
 from tests.doubles import ScriptedPlanner
 from tools.browser import Browser
 from tools.snapshot import refs_in
@@ -52,7 +53,7 @@ class GroundingExecutor:
 
 
 def without_ref_roles(trace: str) -> str:
-    """A trace as an agentpair without `x-roles` wrote it: plain ref schemas, every ref allowed."""
+    """A trace as an agentpair without `x-roles` wrote it: plain ref schemas, refs of every role allowed."""
     rows = [json.loads(line) for line in trace.splitlines()]
     for row in rows:
         for tool in row.get("tools", []) if row.get("type") == "header" else []:
@@ -62,8 +63,9 @@ def without_ref_roles(trace: str) -> str:
             requests = json.loads(attributes["agentpair.fill_requests"])
             for request in requests:
                 request["schema"]["properties"].get("ref", {}).pop("x-roles", None)
-                if "/ref" in request["allowed"]:
-                    request["allowed"]["/ref"] = refs_in(request["context"])
+                if "/ref" in request["allowed"]:  # still those of the element it names (named_refs)
+                    request["allowed"]["/ref"] = named_refs(request["context"], refs_in(request["context"]),
+                                                            request["instruction"])
             attributes["agentpair.fill_requests"] = json.dumps(requests)
     return "".join(json.dumps(row) + "\n" for row in rows)
 

@@ -117,21 +117,58 @@ def table_rows(snapshot: str) -> list[list[list[tuple[bool, str]]]]:
 
 
 def item_texts(snapshot: str, name: str) -> list[str]:
-    """What the list item holding the first element of this name says (its names and values): the
-    nearest element around it that has a sibling of its own role, as a result among results, a
-    product card among cards, a row among rows; [] where there is none."""
+    """What the list item holding the first element of this name says (its names and values): a
+    result among results, a product card among cards, a row among rows (see _item); [] where
+    there is none."""
     def find(nodes: list[Element], around: list[Element]) -> list[str] | None:
         for node in nodes:
             if node.name == name:
-                for parent, holder in zip(reversed(around), reversed([None, *around[:-1]])):
-                    peers = holder.children if holder else []
-                    if parent.role not in CELLS and sum(peer.role == parent.role for peer in peers) > 1:
-                        return _said([parent])
-                return []
+                return _said(_item(around))
             if (found := find(node.children, [*around, node])) is not None:
                 return found
         return None
     return find(parse_elements(snapshot), []) or []
+
+
+PART_BREAK = re.compile(r"\s+[·|•–—]\s+")  # between the parts of a text ("Le Guin · Hardcover, 1969")
+MAX_TELLING = 40  # the longest part that tells same-named elements apart
+
+
+def told_apart(snapshot: str) -> dict[str, str]:
+    """For elements sharing a role and a name (a "The Left Hand of Darkness" link per edition, an
+    "Add to wishlist" button per result): each one's ref -> the first part of what its list item
+    says that no other such element's item says ("Hardcover, 1969"). Elements alike in every part,
+    or in no list item, are not told apart."""
+    items: dict[tuple[str, str], list[tuple[str, list[str]]]] = {}
+
+    def visit(nodes: list[Element], around: list[Element]) -> None:
+        for node in nodes:
+            ref = REF.search(node.attrs)
+            if node.role in INTERACTIVE and node.name and ref:
+                parts = [part for text in _said(_item(around)) for part in PART_BREAK.split(text)]
+                items.setdefault((node.role, node.name), []).append(
+                    (ref.group(1), [p for p in parts if p != node.name]))
+            visit(node.children, [*around, node])
+
+    visit(parse_elements(snapshot), [])
+    apart = {}
+    for alike in items.values():
+        for ref, parts in alike if len(alike) > 1 else []:
+            others = {p for other, their in alike if other != ref for p in their}
+            telling = [p for p in parts if p not in others and len(p) <= MAX_TELLING]
+            if telling:
+                apart[ref] = telling[0]
+    return apart
+
+
+def _item(around: list[Element]) -> list[Element]:
+    """The list item among `around` (an element's ancestors, outermost first) holding it: the
+    nearest that has a sibling of its own role and is not a table cell; [] where none is."""
+    for depth in range(len(around) - 1, 0, -1):
+        node, peers = around[depth], around[depth - 1].children
+        if node.role not in CELLS and sum(peer.role == node.role for peer in peers) > 1:
+            return [node]
+    return []
 
 
 def option_labels(snapshot: str) -> list[str]:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from agentpair.models import Step
-from agentpair.step_work import fill_requests, page_values, verbatim_spans
+from agentpair.step_work import fill_requests, named_refs, page_values, verbatim_spans
 from tools.base import Observation, Tool, Toolbox
 from tools.browser_actions import CheckArgs, ClickArgs, GotoArgs, ReadArgs, SelectArgs, TypeArgs
-from tools.snapshot import link_urls, option_labels, page_texts, ref_roles, refs_fitting
+from tools.snapshot import link_urls, option_labels, page_texts, ref_roles, refs_fitting, told_apart
 
 SNAPSHOT = """- main [ref=e1]:
   - link "Home" [ref=e2] [cursor=pointer]:
@@ -240,3 +240,38 @@ def test_an_extraction_is_offered_what_the_page_says_of_the_thing_it_names() -> 
     item = page_values(page, schema, "Read the seller, price for Dock for Nimbus 14")
     assert item["/price"] == [89.0] and "Lin Feng" in item["/seller"]  # its result's block only
     assert not {"Ada Byron", "Dock", "Nimbus 14"} & set(item["/seller"])  # not another's, nor its own name's parts
+
+
+RESULTS = """- main [ref=e1]:
+  - link "Menu" [ref=e2]
+  - link "Press" [ref=e3]
+  - list [ref=e4]:
+    - listitem [ref=e5]:
+      - link "The Left Hand of Darkness" [ref=e6]
+      - text: Ursula K. Le Guin · Hardcover, 1969 · $120.00
+      - button "Add to wishlist" [ref=e7]
+    - listitem [ref=e8]:
+      - link "The Left Hand of Darkness" [ref=e9]
+      - text: Ursula K. Le Guin · Paperback, 2000 · $12.99
+      - button "Add to wishlist" [ref=e10]
+    - listitem [ref=e11]:
+      - 'link "Study Guide: The Left Hand of Darkness" [ref=e12]'
+      - text: BookNotes Editors · Paperback, 2000
+  - link "Cart (2)" [ref=e13]"""
+
+
+def test_same_named_elements_are_told_apart_by_what_their_item_alone_says() -> None:
+    assert told_apart(RESULTS) == {"e6": "Hardcover, 1969", "e9": "Paperback, 2000",
+                                   "e7": "Hardcover, 1969", "e10": "Paperback, 2000"}
+    assert told_apart(SNAPSHOT) == {}
+
+
+def test_a_step_is_offered_the_refs_of_the_element_it_names() -> None:
+    refs = [f"e{i}" for i in range(1, 14)]
+    assert named_refs(RESULTS, refs, "click the The Left Hand of Darkness link") == ["e6", "e9"]
+    assert named_refs(RESULTS, refs, "click the The Left Hand of Darkness link (Paperback, 2000)") == ["e9"]
+    assert named_refs(RESULTS, refs, "open the Study Guide: The Left Hand of Darkness page") == ["e12"]
+    assert named_refs(RESULTS, refs, "Press the Menu link") == ["e2"]  # not the link called Press
+    assert named_refs(RESULTS, refs, "Press") == ["e3"]
+    assert named_refs(RESULTS, refs, "click the Cart link") == ["e13"]  # as a step says it
+    assert named_refs(RESULTS, refs, "go to the basket") == refs  # names none: all stay
