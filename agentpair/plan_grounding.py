@@ -123,31 +123,62 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
         return plan_schema([t.name for t in request.tools], request.output_schema)
     values = typed_values(request)
     steps = _grounded_acts(request, values)
-    steps.append(step_shape("extract", {"schema": {"type": "object"}}, ["schema"]))
+    unread = _unread(request)
+    if unread != {}:
+        schema = {"type": "object"} if unread is None else {"const": unread}
+        steps.append(step_shape("extract", {"schema": schema}, ["schema"]))
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
     if fields:
         steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
-    steps.append(finish_shape(_grounded_answer(request, values)))
+    if not unread:
+        steps.append(finish_shape(_grounded_answer(request, values)))
     return plan_object(steps)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _found(request: PlanRequest) -> dict[str, Any]:
+    """What the extractions so far hold, by field name (the latest value of each)."""
+    return {k: v for item in request.memory if isinstance(item, dict) for k, v in item.items()}
+
+
+def _unread(request: PlanRequest) -> dict[str, Any] | None:
+    """The task's answer schema narrowed to the fields no extraction holds yet ({} when none is
+    left; None when the task has no answer schema with fields). While some are unread, an
+    extraction asks for exactly them and no finish is offered: a plan answers from what was read,
+    not before."""
+    schema = request.output_schema
+    if not schema or not isinstance(schema.get("properties"), dict) or not schema["properties"]:
+        return None
+    found = _found(request)
+    unread = {k: v for k, v in schema["properties"].items() if k not in found}
+    if not unread:
+        return {}
+    return {"type": "object", "required": [k for k in schema.get("required", []) if k in unread],
+            "properties": unread}
 
 
 def _grounded_answer(request: PlanRequest, values: list[str]) -> dict[str, Any] | None:
     """The task's answer schema with what the plan may say in it held to what the task holds: a
-    top-level string field is one of `values` (runs of the goal's words, extracted values:
-    typed_values), a number field the number extracted under its name, else one the extractions
-    hold, where they hold one; so a finish copies what was found instead of making a value up."""
+    top-level field is the value extracted under its name; where none was, a string field is one
+    of `values` (runs of the goal's words, extracted values: typed_values) and a number field one
+    the extractions hold, where they hold one; so a finish copies what was found instead of
+    making a value up."""
     schema = request.output_schema
     if not schema or not isinstance(schema.get("properties"), dict):
         return schema
-    found = [(k, v) for item in request.memory if isinstance(item, dict) for k, v in item.items()
-             if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    found = _found(request)
+    numbers = [v for v in found.values() if _number(v)]
     properties = {}
     for name, prop in schema["properties"].items():
         kind, allowed = prop.get("type") if isinstance(prop, dict) else None, []
+        own = [found[name]] if name in found else []
         if kind == "string" and not {"enum", "const", "pattern", "format"} & set(prop):
-            allowed = values
+            allowed = [v for v in own if isinstance(v, str) and _writable(v)] or values
         elif kind in ("number", "integer") and not {"enum", "const"} & set(prop):
-            own = [v for k, v in found if k == name] or [v for _, v in found]  # its own, else any
+            own = [v for v in own if _number(v)] or numbers  # its own, else any
             allowed = own if kind == "number" else [int(v) for v in own if float(v).is_integer()]
         properties[name] = {**prop, "enum": list(dict.fromkeys(allowed))} if allowed else prop
     return {**schema, "properties": properties}

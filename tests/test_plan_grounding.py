@@ -146,21 +146,36 @@ def test_a_name_with_a_double_quote_is_said_without_it() -> None:
     assert not [v for v in listed(schema) if '"' in v or "\\" in v]
 
 
-def test_a_finish_answers_with_what_the_goal_and_the_extractions_hold() -> None:
+def test_a_task_with_an_answer_schema_extracts_its_unread_fields_then_answers_with_them() -> None:
     answer = {"type": "object", "required": ["name", "price_usd", "ram_gb"], "properties": {
         "name": {"type": "string"}, "price_usd": {"type": "number"}, "ram_gb": {"type": "integer"}}}
-    schema = grounded_plan_schema(request(goal="Report the name, price and RAM of the Nimbus 14 Pro.",
-                                          output_schema=answer, memory=[{"price_usd": 1499.0, "ram_gb": 32}]))
+
+    def schema_after(*memory: dict[str, object]) -> dict[str, object]:
+        return grounded_plan_schema(request(goal="Report the name, price and RAM of the Nimbus 14 Pro.",
+                                            output_schema=answer, memory=list(memory)))
 
     def finish(**said: object) -> dict[str, object]:
         return plan({"kind": "finish", "instruction": "report", "answer": said})
-    assert valid(schema, finish(name="Nimbus 14 Pro", price_usd=1499.0, ram_gb=32))
-    assert not valid(schema, finish(name="Signed in", price_usd=1499.0, ram_gb=32))  # made up
-    assert not valid(schema, finish(name="Nimbus 14 Pro", price_usd=2199.0, ram_gb=32))  # never extracted
-    assert not valid(schema, finish(name="Nimbus 14 Pro", price_usd=1499.0, ram_gb=1499))  # an integer field: 32 only
-    unknown = grounded_plan_schema(request(output_schema=answer))  # nothing extracted yet: numbers left free
-    assert valid(unknown, plan({"kind": "finish", "instruction": "report",
-                                "answer": {"name": "maple planter", "price_usd": 3.5, "ram_gb": 8}}))
+
+    def extract(schema: dict[str, object]) -> dict[str, object]:
+        return plan({"kind": "extract", "instruction": "read them", "schema": schema})
+
+    fresh = schema_after()  # nothing read yet: an extraction asks for every field, no answer yet
+    assert valid(fresh, extract(answer))
+    assert not valid(fresh, extract({"type": "object", "properties": {"price": {"type": "number"}}}))
+    assert not valid(fresh, finish(name="Nimbus 14 Pro", price_usd=1499.0, ram_gb=32))
+    partly = schema_after({"price_usd": 1499.0, "ram_gb": 32})  # the name is still unread
+    assert valid(partly, extract({"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}))
+    assert not valid(partly, extract(answer)) and not valid(partly, finish(name="Nimbus 14 Pro", price_usd=1499.0,
+                                                                          ram_gb=32))
+    read = schema_after({"price_usd": 1499.0, "ram_gb": 32}, {"name": "Nimbus 14 Pro"})
+    assert valid(read, finish(name="Nimbus 14 Pro", price_usd=1499.0, ram_gb=32))
+    assert not valid(read, extract(answer))  # nothing left to read
+    assert not valid(read, finish(name="Signed in", price_usd=1499.0, ram_gb=32))  # made up
+    assert not valid(read, finish(name="Nimbus 14 Pro", price_usd=32, ram_gb=32))  # another field's value
+    free = grounded_plan_schema(request(memory=[{"price_usd": 3.5}]))  # no answer schema: extractions are free
+    assert valid(free, extract({"type": "object", "properties": {"a": {"type": "string"}}}))
+    assert valid(free, plan({"kind": "finish", "instruction": "report", "answer": "price 3.5"}))
 
 
 def test_a_click_says_which_of_same_named_elements_it_means() -> None:

@@ -170,7 +170,8 @@ def extract_facts(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     step = extract(f"extract the {words_asked} of the {target}", schema, output, [target])
     calls.append(Call(sheet(target), "Read the facts off this page.", [step]))
     if words.split == "train" and rng.random() < PARTIAL:  # training only, checked before any draw
-        missing = rng.sample(list(output), rng.randint(1, len(output) - 1))
+        drawn = rng.sample(list(output), rng.randint(1, len(output) - 1))
+        missing = [k for k in output if k in drawn]  # in the answer schema's order, as a run asks
         calls[-1].ran = [step.ran(output={k: v for k, v in output.items() if k not in missing})]
         again = {"type": "object", "required": missing, "properties": {k: props[k] for k in missing}}
         said = " and ".join(missing)
