@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from agentpair.models import FillRequest, FillResult, Step
 from agentpair.plan_grounding import ways_to_name
 from tools.base import Observation, Toolbox
-from tools.snapshot import (REF, item_texts, link_urls, option_labels, page_texts, refs_fitting, table_rows,
+from tools.snapshot import (REF, box_states, item_texts, link_urls, option_labels, page_texts, refs_fitting, table_rows,
                             told_apart, walk_elements)
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
@@ -163,8 +163,9 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     texts are what the page says of it: its cell in the field's column or the row headed by the
     field's label (table_cells), else its list item (a result, a card, a row: item_texts), less
     its own name's parts and numbers; otherwise the numbers a table gives the field for rows the
-    instruction does not name are left out. Fields with an enum, a pattern or a format, and fields no value
-    fits, are left to the schema."""
+    instruction does not name are left out. A boolean is the state of the box or switch named with
+    the field's label (label_words), where there is one. Fields with an enum, a pattern or a
+    format, and fields no value fits, are left to the schema."""
     path = [part for part in urlsplit(observation.url).path.split("/") if part]
     lines = [*page_texts(observation.snapshot), observation.title, *path]
     tables = table_rows(observation.snapshot)
@@ -172,6 +173,7 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     said = instruction.casefold()
     named = max((t for t in lines if len(t) >= 8 and t.casefold() in said), key=len, default="")
     item = item_texts(observation.snapshot, named) if named else []  # the item the instruction names
+    boxes = box_states(observation.snapshot)
     allowed: dict[str, list[Any]] = {}
     for name, prop in schema.get("properties", {}).items():
         if {"enum", "const", "pattern", "format"} & set(prop):
@@ -197,6 +199,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
             values = [int(n) for n in shown if "." not in n] + list(range(COUNTS if counted else 0)) \
                 if kind == "integer" else [float(n) for n in shown]
             values = [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
+        elif kind == "boolean":  # the state of the box or switch the field's label names, if one does
+            values = [on for box, on in boxes.items() if _words(box) == label_words(name)][:1]
         if values:
             allowed["/" + name] = values
     return allowed
@@ -207,18 +211,27 @@ def _numbers(texts: list[str]) -> list[str]:
     return [n.replace(",", "") for text in texts for n in NUMBER.findall(text)]
 
 
+def label_words(field: str) -> set[str]:
+    """A field's label as words: its name without a unit (storage_gb: {"storage"})."""
+    parts = re.findall(r"[a-z]+", field.lower())
+    return set(parts[:-1] if len(parts) > 1 and parts[-1] in UNITS else parts)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
 def table_cells(tables: list[list[list[tuple[bool, str]]]], field: str,
                 subject: str) -> tuple[list[str], list[str]]:
     """What the page's tables give a field: the cells for the subject (the page's name the
     instruction names: in the field's column, on the rows whose first cell holds it; else on a
     row headed by the field's label, "Storage | 256 GB"), and the field's cells on other rows.
-    A field's label is its name without a unit (storage_gb: "storage")."""
-    parts = re.findall(r"[a-z]+", field.lower())
-    label = set(parts[:-1] if len(parts) > 1 and parts[-1] in UNITS else parts)
+    A field's label is its name without a unit (label_words)."""
+    label = label_words(field)
     said = subject.casefold()
 
     def labels(text: str) -> bool:
-        return bool(label) and label <= set(re.findall(r"[a-z]+", text.lower()))
+        return bool(label) and label <= _words(text)
 
     def names(row: list[tuple[bool, str]]) -> bool:
         return bool(said) and not row[0][0] and said in row[0][1].casefold()

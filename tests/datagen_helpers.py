@@ -19,7 +19,8 @@ def offline_records(split: str, n_pages: int, seed: int | None = None) -> list[d
     """Records as build.py makes them, over a one-line-per-element stand-in snapshot."""
     rng, out = random.Random(0), []
     for i, page in enumerate(make_pages(split, n_pages, seed)):
-        lines = [f'- {ROLES[e.kind]} "{e.label}" [ref=e{j + 1}]' + (f"\n  - /url: {e.href}" if e.href else "")
+        lines = [f'- {ROLES[e.kind]} "{e.label}"' + " [checked]" * e.checked + f" [ref=e{j + 1}]"
+                 + (f"\n  - /url: {e.href}" if e.href else "")
                  for j, e in enumerate(page.elements)]
         # the page's text too, one line per run between tags, as the snapshot's text lines
         lines += [f"- text: {t}" for t in map(str.strip, html.unescape(TAG.sub("\n", page.html)).splitlines()) if t]

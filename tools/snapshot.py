@@ -171,6 +171,18 @@ def _item(around: list[Element]) -> list[Element]:
     return []
 
 
+BOXES = {"checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"}
+
+
+def box_states(snapshot: str) -> dict[str, bool]:
+    """Each named checkbox, switch or radio button -> whether it is on (the first of a name)."""
+    states: dict[str, bool] = {}
+    for node in walk_elements(snapshot):
+        if node.role in BOXES and node.name:
+            states.setdefault(node.name, "[checked]" in node.attrs or "[checked=true]" in node.attrs)
+    return states
+
+
 def option_labels(snapshot: str) -> list[str]:
     """The labels of the options the snapshot shows (of its dropdowns and list boxes), in order."""
     return list(dict.fromkeys(node.name for node in walk_elements(snapshot)

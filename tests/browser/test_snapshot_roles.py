@@ -275,3 +275,13 @@ def test_a_step_is_offered_the_refs_of_the_element_it_names() -> None:
     assert named_refs(RESULTS, refs, "Press") == ["e3"]
     assert named_refs(RESULTS, refs, "click the Cart link") == ["e13"]  # as a step says it
     assert named_refs(RESULTS, refs, "go to the basket") == refs  # names none: all stay
+
+
+def test_a_boolean_field_reads_the_box_or_switch_named_with_its_label() -> None:
+    page = Observation(snapshot='- switch "Read receipts" [checked] [ref=e1]\n- checkbox "Compact view" [ref=e2]\n'
+                                '- checkbox "In stock only" [checked] [ref=e3]', refs=["e1", "e2", "e3"])
+    schema = {"type": "object", "properties": {
+        "read_receipts": {"type": "boolean"}, "compact_view": {"type": "boolean"}, "in_stock": {"type": "boolean"}}}
+    assert page_values(page, schema, "Is Read receipts turned on?") == {"/read_receipts": [True],
+                                                                       "/compact_view": [False]}
+    # a filter named with more words says nothing of a product's stock: left to the model
