@@ -30,6 +30,7 @@ SEPARATOR = re.compile(r"^[^\w{]+$")  # a word of no letters or digits between a
 VERBS = frozenset({"type", "enter", "select", "choose", "pick", "put", "write", "fill", "input", "insert",
                    "set", "change", "search", "press", "paste", "add", "open", "visit", "load"})
 PREPOSITIONS = frozenset({"to", "for", "with"})
+CLAUSE_VERBS = VERBS | {"submit", "hit", "click", "tap", "save", "send", "confirm"}  # "... and submit"
 RESUMES = frozenset({"into", "in", "as", "and", "without", "then", "to", "on", "for", "with", "from", "at"})
 ARTICLES = frozenset({"the", "a", "an", "your", "my", "this"})
 ON_VERBS = frozenset({"check", "tick", "enable", "select", "pick", "choose", "mark", "activate"})
@@ -113,8 +114,9 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     `x-verbatim` (text to type, an option to pick) a value the instruction names (see
     verbatim_spans) or the placeholder of a secret it names, since a step names its value;
     where it marks `x-links` (a URL to open) also a link target on the page, and where it marks
-    `x-options` (an option) only the named values the page shows as options, if any is. So no
-    executor can type or open a value nobody gave. An argument marked `x-switch` (on or off) is
+    `x-options` (an option) only the named values the page shows as options, if any is; never
+    the step's own wording run on (_own_words_off). So no executor can type or open a value
+    nobody gave. An argument marked `x-switch` (on or off) is
     what the instruction's verb says, where it says one (see switched)."""
     allowed = allowed_refs(observation, tool_schema, instruction)
     for name, prop in tool_schema.get("properties", {}).items():
@@ -126,6 +128,7 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     # a step that names no value the usual way ("save profile") is still held to its own words
     spans = verbatim_spans(instruction, "named", secret_names) \
         or verbatim_spans(instruction, "shown", secret_names)
+    spans = _own_words_off(spans, _names_of(observation.snapshot, allowed.get("/ref", [])))
     for name, prop in props.items():
         values = spans
         if prop.get("x-links"):
@@ -136,6 +139,27 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
         if values:
             allowed["/" + name] = values
     return allowed
+
+
+def _names_of(snapshot: str, refs: list[str]) -> set[str]:
+    """The names of the elements these refs point at."""
+    wanted = set(refs)
+    return {n.name for n in walk_elements(snapshot)
+            if n.name and (ref := REF.search(n.attrs)) and ref.group(1) in wanted}
+
+
+def _own_words_off(spans: list[str], element_names: set[str]) -> list[str]:
+    """The spans that are a value, not the step's own wording run on: none holding the name of
+    the element the step acts on ("4WS3RQ in Coupon code" typed into Coupon code) or going on
+    into another clause ("Veri Tideti and press Enter"); all of them where every one does."""
+    names = [n.casefold() for n in element_names] if len(element_names) == 1 else []
+
+    def runs_on(span: str) -> bool:
+        words = span.casefold().split()
+        if any(a in ("and", "then") and b in CLAUSE_VERBS for a, b in zip(words, words[1:])):
+            return True
+        return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", span.casefold()) for n in names)
+    return [s for s in spans if not runs_on(s)] or spans
 
 
 def switched(instruction: str) -> bool | None:

@@ -76,12 +76,15 @@ def test_a_typed_value_is_the_value_the_instruction_names_or_a_secret_it_names()
     assert texts("Enter the password") == ["the password", "{{secret:password}}"]
     assert "{{secret:api_key}}" in texts("Fill in the API key") and "{{secret:api_key}}" not in texts("Type x")
     assert set(texts("Set Title to left hand of darkness and press Enter")) == {
-        "Title", "Title to left hand of darkness", "Title to left hand of darkness and press Enter",
-        "left hand of darkness", "left hand of darkness and press Enter", "Enter"}  # never "hand of"
+        "Title", "Title to left hand of darkness", "left hand of darkness", "Enter"}  # never "hand of",
+    # nor run on into the next clause
     assert texts("In the Search notes input, type chess") == ["chess"]  # the verb opening a clause
     assert "profile" in texts("save profile")  # no value named the usual way: still the step's own words
     assert texts("Write Dinner in the park") == ["Dinner"]  # the wording resumed at "in the"
     assert texts("Write 'Dinner in the park'") == ["Dinner in the park"]  # unless quoted
+    named = Observation(snapshot='- textbox "Coupon code" [ref=e1]\n- textbox "Job title" [ref=e2]', refs=["e1", "e2"])
+    step = Step(kind="act", instruction="Write 4WS3RQ in Coupon code", tool="type")
+    assert fill_requests(step, "ctx", named, toolbox)[0].allowed == {"/ref": ["e1"], "/text": ["4WS3RQ"]}
 
 
 def test_verbatim_spans_stop_at_a_dozen_words() -> None:
