@@ -182,7 +182,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     run of up to PAGE_WORDS words of one of the page's texts (an element's name or value, the
     title, a part of the URL's path; see verbatim_spans) or "" (absent), a number one the page shows
     (commas dropped; in the field's unit where its name ends with one the page shows, UNITS), an
-    integer that asks for a count (COUNTED) also a count up to 20.
+    integer that asks for a count (COUNTED) also a count up to 20, or, counting rows, the number
+    of rows each table has below its header.
     Where the instruction names a thing on the page (its longest text the instruction holds), the
     texts are what the page says of it: its cell in the field's column or the row headed by the
     field's label (table_cells), else its list item (a result, a card, a row: item_texts), less
@@ -222,6 +223,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
                 shown = numbers_in_unit(said_of, name) or [n for n in _numbers(said_of) if n not in own] or shown
             values = [int(n) for n in shown if "." not in n] + list(range(COUNTS if counted else 0)) \
                 if kind == "integer" else [float(n) for n in shown]
+            if counted and label_words(name) & {"row", "rows"} and tables:  # rows a table has
+                values = [sum(1 for row in rows if row and not all(head for head, _ in row)) for rows in tables]
             values = [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
         elif kind == "boolean":  # the state of the box or switch the field's label names, if one does
             values = [on for box, on in boxes.items() if _words(box) == label_words(name)][:1]

@@ -288,3 +288,21 @@ def test_a_boolean_field_reads_the_box_or_switch_named_with_its_label() -> None:
     assert page_values(page, schema, "Is Read receipts turned on?") == {"/read_receipts": [True],
                                                                        "/compact_view": [False]}
     # a filter named with more words says nothing of a product's stock: left to the model
+
+
+def test_a_count_of_rows_is_the_number_of_rows_a_table_has_below_its_header() -> None:
+    table = """- table [ref=e1]:
+  - row "Name Price" [ref=e2]:
+    - columnheader "Name" [ref=e3]
+    - columnheader "Price" [ref=e4]
+  - row "Ada 12" [ref=e5]:
+    - cell "Ada" [ref=e6]
+    - cell "12" [ref=e7]
+  - row "Bob 7" [ref=e8]:
+    - cell "Bob" [ref=e9]
+    - cell "7" [ref=e10]
+- text: Showing 5 of 9"""
+    schema = {"type": "object", "properties": {"row_count": {"type": "integer"}, "total": {"type": "integer"}}}
+    allowed = page_values(Observation(snapshot=table, refs=[]), schema, "How many rows has the table?")
+    assert allowed["/row_count"] == [2]
+    assert {5, 9, 12, 7, 0, 20} <= set(allowed["/total"])  # another count: the page's numbers and 0-20
