@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from agentpair.models import FillRequest, FillResult, Step
 from agentpair.plan_grounding import ways_to_name
 from tools.base import Observation, Toolbox
-from tools.snapshot import (REF, box_states, item_texts, link_urls, option_labels, page_texts, refs_fitting, table_rows,
+from tools.snapshot import (REF, box_states, first_items, item_texts, link_urls, option_labels, page_texts, refs_fitting, table_rows,
                             told_apart, walk_elements)
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
@@ -183,7 +183,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     title, a part of the URL's path; see verbatim_spans) or "" (absent), a number one the page shows
     (commas dropped; in the field's unit where its name ends with one the page shows, UNITS), an
     integer that asks for a count (COUNTED) also a count up to 20, or, counting rows, the number
-    of rows each table has below its header.
+    of rows each table has below its header; a string asking for the first (or top) one, what the
+    first item of a list or the first row of a table says first (first_items).
     Where the instruction names a thing on the page (its longest text the instruction holds), the
     texts are what the page says of it: its cell in the field's column or the row headed by the
     field's label (table_cells), else its list item (a result, a card, a row: item_texts), less
@@ -212,6 +213,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
                      if said_of is not item or s == named or s.casefold() not in named.casefold()]
             absent = [] if cells and spans else [""]  # a table's cell for the subject shows its value
             values = [v for v in dict.fromkeys([*absent, *spans]) if lo <= len(v) <= hi]
+            if label_words(name) & {"first", "top"}:  # the first of a list or a table
+                values = [v for v in first_items(observation.snapshot) if lo <= len(v) <= hi] or values
         elif kind in ("integer", "number"):
             counted = kind == "integer" and COUNTED.search(f"{name} {prop.get('description', '')}") is not None
             shown = numbers_in_unit(lines, name) or list(found)

@@ -171,6 +171,18 @@ def _item(around: list[Element]) -> list[Element]:
     return []
 
 
+def first_items(snapshot: str) -> list[str]:
+    """What the first item of each list says first (its first name or text: the top result's
+    title), then the first cell of each table's first row below its header."""
+    firsts = [said[0] for node in walk_elements(snapshot) if node.role == "list"
+              for item in node.children[:1] if item.role == "listitem" and (said := _said([item]))]
+    for rows in table_rows(snapshot):
+        body = [row for row in rows if row and not all(head for head, _ in row)]
+        if body and body[0][0][1]:
+            firsts.append(body[0][0][1])
+    return firsts
+
+
 BOXES = {"checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"}
 
 

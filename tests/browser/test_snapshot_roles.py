@@ -306,3 +306,17 @@ def test_a_count_of_rows_is_the_number_of_rows_a_table_has_below_its_header() ->
     allowed = page_values(Observation(snapshot=table, refs=[]), schema, "How many rows has the table?")
     assert allowed["/row_count"] == [2]
     assert {5, 9, 12, 7, 0, 20} <= set(allowed["/total"])  # another count: the page's numbers and 0-20
+
+
+def test_the_first_result_is_what_a_lists_first_item_says_first() -> None:
+    results = """- heading "5 results for pottery" [ref=e1]
+- list [ref=e2]:
+  - listitem [ref=e3]:
+    - link "Coral Marble candle" [ref=e4]
+    - paragraph [ref=e5]: $389.39 from Madu Jopofi
+  - listitem [ref=e6]:
+    - link "Ivory Lavender scarf" [ref=e7]"""
+    schema = {"type": "object", "properties": {"first_result": {"type": "string"}, "seller": {"type": "string"}}}
+    allowed = page_values(Observation(snapshot=results, refs=[]), schema, "Read the first result")
+    assert allowed["/first_result"] == ["Coral Marble candle"]
+    assert "5 results for pottery" in allowed["/seller"]  # other fields: what the page shows
