@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 from agentpair.models import FillRequest, FillResult, Step
 from agentpair.plan_grounding import ways_to_name
 from tools.base import Observation, Toolbox
-from tools.snapshot import (REF, box_states, first_items, item_texts, link_urls, option_labels, page_texts, refs_fitting, table_rows,
-                            told_apart, walk_elements)
+from tools.snapshot import (box_states, first_items, item_texts, link_urls, option_labels, page_texts, ref_names,
+                            refs_fitting, table_rows, told_apart)
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
@@ -90,15 +90,13 @@ def named_refs(snapshot: str, refs: list[str], instruction: str) -> list[str]:
     button" names Menu, not a link called Press) unless nothing else is said; and of those the one
     its closing "(...)" tells apart ("click the The Left Hand of Darkness link (Hardcover, 1969)",
     see told_apart). All of them where it names none."""
-    text = instruction.casefold()
+    text, names = instruction.casefold(), ref_names(snapshot)
     said: dict[str, tuple[int, int]] = {}  # ref -> (where, how long) its name is said
-    for node in walk_elements(snapshot):
-        ref = REF.search(node.attrs) if node.name else None
-        if ref and ref.group(1) in refs:
-            found = [(m.start(), len(form)) for form in ways_to_name(node.name) if form
-                     for m in re.finditer(rf"(?<!\w){re.escape(form.casefold())}(?!\w)", text)]
-            if found:
-                said[ref.group(1)] = max(found, key=lambda f: (f[0] > 0, f[1]))
+    for ref in refs:
+        found = [(m.start(), len(form)) for form in ways_to_name(names.get(ref, "")) if form
+                 for m in re.finditer(rf"(?<!\w){re.escape(form.casefold())}(?!\w)", text)]
+        if found:
+            said[ref] = max(found, key=lambda f: (f[0] > 0, f[1]))
     later = {r: n for r, (at, n) in said.items() if at > 0} or {r: n for r, (_, n) in said.items()}
     if not later:
         return refs
@@ -128,7 +126,8 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     # a step that names no value the usual way ("save profile") is still held to its own words
     spans = verbatim_spans(instruction, "named", secret_names) \
         or verbatim_spans(instruction, "shown", secret_names)
-    spans = _own_words_off(spans, _names_of(observation.snapshot, allowed.get("/ref", [])))
+    names = ref_names(observation.snapshot)
+    spans = _own_words_off(spans, {names[r] for r in allowed.get("/ref", []) if r in names})
     for name, prop in props.items():
         values = spans
         if prop.get("x-links"):
@@ -139,13 +138,6 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
         if values:
             allowed["/" + name] = values
     return allowed
-
-
-def _names_of(snapshot: str, refs: list[str]) -> set[str]:
-    """The names of the elements these refs point at."""
-    wanted = set(refs)
-    return {n.name for n in walk_elements(snapshot)
-            if n.name and (ref := REF.search(n.attrs)) and ref.group(1) in wanted}
 
 
 def _own_words_off(spans: list[str], element_names: set[str]) -> list[str]:

@@ -248,6 +248,11 @@ def ref_roles(snapshot: str) -> dict[str, str]:
     return roles
 
 
+def ref_names(snapshot: str) -> dict[str, str]:
+    """Each named element's ref -> its name."""
+    return {ref.group(1): node.name for node in walk_elements(snapshot) if node.name and (ref := REF.search(node.attrs))}
+
+
 def refs_fitting(snapshot: str, refs: list[str], roles: list[str] | None) -> list[str]:
     """`refs` narrowed to elements of one of `roles` (a tool's `x-roles`); all of them when no
     roles are given or no element has one (the tool then says what it needs)."""
