@@ -18,6 +18,7 @@ from tools.snapshot import (box_states, first_items, item_texts, link_urls, opti
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
 PAGE_WORDS = 8  # the longest run of one page text's words an extracted string may be
+NAMING = frozenset({"name", "title", "product", "model"})  # a field asking what a thing is called
 COUNTS = 21  # an extracted integer that asks for a count (of rows, results ...) may be one up to 20
 COUNTED = re.compile(r"count|number of|how many|total", re.IGNORECASE)  # a field's name or description asking for one
 NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
@@ -176,7 +177,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     (commas dropped; in the field's unit where its name ends with one the page shows, UNITS), an
     integer that asks for a count (COUNTED) also a count up to 20, or, counting rows, the number
     of rows each table has below its header; a string asking for the first (or top) one, what the
-    first item of a list or the first row of a table says first (first_items).
+    first item of a list or the first row of a table says first (first_items); and a string asking
+    for the name (NAMING) of the thing the instruction names, that thing's name as the page says it.
     Where the instruction names a thing on the page (its longest text the instruction holds), the
     texts are what the page says of it: its cell in the field's column or the row headed by the
     field's label (table_cells), else its list item (a result, a card, a row: item_texts), less
@@ -207,6 +209,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
             values = [v for v in dict.fromkeys([*absent, *spans]) if lo <= len(v) <= hi]
             if label_words(name) & {"first", "top"}:  # the first of a list or a table
                 values = [v for v in first_items(observation.snapshot) if lo <= len(v) <= hi] or values
+            elif named and label_words(name) <= NAMING and lo <= len(named) <= hi:  # the named thing's name
+                values = [named]
         elif kind in ("integer", "number"):
             counted = kind == "integer" and COUNTED.search(f"{name} {prop.get('description', '')}") is not None
             shown = numbers_in_unit(lines, name) or list(found)

@@ -320,3 +320,11 @@ def test_the_first_result_is_what_a_lists_first_item_says_first() -> None:
     allowed = page_values(Observation(snapshot=results, refs=[]), schema, "Read the first result")
     assert allowed["/first_result"] == ["Coral Marble candle"]
     assert "5 results for pottery" in allowed["/seller"]  # other fields: what the page shows
+
+
+def test_the_name_of_the_thing_the_instruction_names_is_its_name() -> None:
+    page = Observation(snapshot='- heading "Nimbus 14 Pro" [level=1] [ref=e1]\n- paragraph [ref=e2]: $1,499.00',
+                       refs=["e1", "e2"])
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "price_usd": {"type": "number"}}}
+    assert page_values(page, schema, "extract the price of the Nimbus 14 Pro")["/name"] == ["Nimbus 14 Pro"]
+    assert "" in page_values(page, schema, "extract the price of this laptop")["/name"]  # names nothing: as before
