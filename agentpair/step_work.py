@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from agentpair.models import FillRequest, FillResult, Step
 from agentpair.plan_grounding import ways_to_name
 from tools.base import Observation, Toolbox
-from tools.snapshot import (box_states, first_items, item_texts, link_urls, option_labels, page_texts, ref_names,
+from tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, option_labels, page_texts, ref_names,
                             refs_fitting, table_rows, told_apart)
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
@@ -115,8 +115,8 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     where it marks `x-links` (a URL to open) also a link target on the page, and where it marks
     `x-options` (an option) only the named values the page shows as options, if any is; never
     the step's own wording run on (_own_words_off). So no executor can type or open a value
-    nobody gave. An argument marked `x-switch` (on or off) is
-    what the instruction's verb says, where it says one (see switched)."""
+    nobody gave. An argument marked `x-switch` (on or off) is what the instruction's verb says,
+    where it says one (see switched)."""
     allowed = allowed_refs(observation, tool_schema, instruction)
     for name, prop in tool_schema.get("properties", {}).items():
         if prop.get("x-switch") and (state := switched(instruction)) is not None:
@@ -223,7 +223,7 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
             values = [int(n) for n in shown if "." not in n] + list(range(COUNTS if counted else 0)) \
                 if kind == "integer" else [float(n) for n in shown]
             if counted and label_words(name) & {"row", "rows"} and tables:  # rows a table has
-                values = [sum(1 for row in rows if row and not all(head for head, _ in row)) for rows in tables]
+                values = [len(body_rows(rows)) for rows in tables]
             values = [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
         elif kind == "boolean":  # the state of the box or switch the field's label names, if one does
             values = [on for box, on in boxes.items() if _words(box) == label_words(name)][:1]

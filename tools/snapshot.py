@@ -116,6 +116,11 @@ def table_rows(snapshot: str) -> list[list[list[tuple[bool, str]]]]:
             for node in walk_elements(snapshot) if node.role in ("table", "grid")]
 
 
+def body_rows(rows: list[list[tuple[bool, str]]]) -> list[list[tuple[bool, str]]]:
+    """A table's rows below its header: those with a cell that is not a header."""
+    return [row for row in rows if row and not all(head for head, _ in row)]
+
+
 def item_texts(snapshot: str, name: str) -> list[str]:
     """What the list item holding the first element of this name says (its names and values): a
     result among results, a product card among cards, a row among rows (see _item); [] where
@@ -177,7 +182,7 @@ def first_items(snapshot: str) -> list[str]:
     firsts = [said[0] for node in walk_elements(snapshot) if node.role == "list"
               for item in node.children[:1] if item.role == "listitem" and (said := _said([item]))]
     for rows in table_rows(snapshot):
-        body = [row for row in rows if row and not all(head for head, _ in row)]
+        body = body_rows(rows)
         if body and body[0][0][1]:
             firsts.append(body[0][0][1])
     return firsts
