@@ -251,8 +251,9 @@ def table_cells(tables: list[list[list[tuple[bool, str]]]], field: str,
                 subject: str) -> tuple[list[str], list[str]]:
     """What the page's tables give a field: the cells for the subject (the page's name the
     instruction names: in the field's column, on the rows whose first cell holds it; else on a
-    row headed by the field's label, "Storage | 256 GB"), and the field's cells on other rows.
-    A field's label is its name without a unit (label_words)."""
+    row headed by the field's label, "Storage | 256 GB"), and the field's cells on other rows (all
+    their cells, where a table of items has no column for the field: a sibling's "Memory" is not
+    the page's own `ram_gb`). A field's label is its name without a unit (label_words)."""
     label = label_words(field)
     said = subject.casefold()
 
@@ -274,6 +275,8 @@ def table_cells(tables: list[list[list[tuple[bool, str]]]], field: str,
                 (named if names(row) else others).append(row[column][1])
             elif row[0][0] and labels(row[0][1]) and not of_row:
                 headed += [text for _, text in row[1:]]
+            elif header and not row[0][0] and not names(row):  # another item's row, no column for the field
+                others += [text for _, text in row]
     return named or headed, others
 
 

@@ -237,6 +237,9 @@ def test_an_extraction_is_offered_what_the_page_says_of_the_thing_it_names() -> 
     assert own["/memory_gb"] == [32]  # the row headed Memory, not the sibling's 64 in the Memory column
     assert own["/battery_h"] == [18]  # that row's number in hours
     assert own["/price_usd"] == [1799.0, 1999.0, 200.0, 39.0, 89.0]  # not the sibling's $2,199
+    ram = page_values(page, {"type": "object", "properties": {"ram_gb": {"type": "integer"}}},
+                      "Extract the ram gb of Nimbus 14 Pro")
+    assert ram["/ram_gb"] == [32]  # no row or column says RAM: not the 64 of the sibling's row
     sibling = page_values(page, schema, "Return the memory gb, price usd of Nimbus 16 Pro")
     assert sibling["/memory_gb"] == [64] and sibling["/price_usd"] == [2199.0]  # its row, in the column
     assert sibling["/battery_h"] == [2199, 64]  # none in hours on its row: its row's numbers, not its name's 16
