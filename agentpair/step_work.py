@@ -103,6 +103,8 @@ def named_refs(snapshot: str, refs: list[str], instruction: str) -> list[str]:
         return refs
     longest = max(later.values())
     kept = [r for r in refs if later.get(r) == longest]
+    if len(kept) < 2 or not instruction.rstrip().endswith(")"):
+        return kept  # nothing to tell apart: the page is not parsed again
     apart = told_apart(snapshot)
     return [r for r in kept if r in apart and instruction.rstrip().endswith(f"({apart[r]})")] or kept
 
