@@ -25,6 +25,8 @@ GROUNDED_TOOLS = ("click", "type", "select", "check", "go_back")
 GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
 TRAILING_MARKS = " :*›»>"
+OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click|show me|view)(?: the| my| your)? "
+WORD = r"\w(?:[\w'.-]*\w)?"
 
 
 def _literal(text: str) -> str:
@@ -130,9 +132,21 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
     if fields:
         steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
-    if not unread:
+    if not unread and not still_to_open(request):
         steps.append(finish_shape(_grounded_answer(request, values)))
     return plan_object(steps)
+
+
+def still_to_open(request: PlanRequest) -> list[str]:
+    """The clickables on this page the goal asks to open ("... and go to Messages", "open
+    Preferences") that no step has clicked yet: while there is one, no finish is offered (a small
+    planner calls a goal done one page early)."""
+    goal = " ".join(re.findall(WORD, request.goal))
+    clicked = " ".join(request.history).casefold()
+    return [name for name in request.names.clickable
+            if (said := " ".join(re.findall(WORD, name)))
+            and re.search(OPENING + re.escape(said) + r"\b", goal, re.I)
+            and f"click the {name.casefold()} " not in clicked]
 
 
 def _number(value: Any) -> bool:

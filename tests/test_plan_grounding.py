@@ -193,3 +193,21 @@ def test_a_click_says_which_of_same_named_elements_it_means() -> None:
     assert valid(schema, plan(act("click", "click the The Left Hand of Darkness link (Paperback, 2000)")))
     assert not valid(schema, plan(act("click", "click the The Left Hand of Darkness link")))
     assert valid(schema, plan(act("click", "click the Help link")))  # alike in every way: either will do
+
+
+def test_no_finish_while_the_goal_asks_to_open_a_link_here_that_no_step_clicked() -> None:
+    account = """- link "Statements" [ref=e1]
+- link "Messages" [ref=e2]
+- link "Sign out" [ref=e3]"""
+    done = plan({"kind": "finish", "instruction": "the goal is done", "answer": "done"})
+    goal = "Sign in to Pola as toli.lolalo with {{secret:password}} and go to Messages."
+    signed_in = ['[1] act click: click the Log in button {"ref": "e14"} -> ok']
+    early = grounded_plan_schema(request(goal=goal, snapshot=account, history=signed_in))
+    assert not valid(early, done)
+    assert valid(early, plan(act("click", "click the Messages link")))
+    opened = grounded_plan_schema(request(goal=goal, snapshot=account, history=[
+        *signed_in, '[2] act click: click the Messages link {"ref": "f1e2"} -> ok']))
+    assert valid(opened, done)
+    # a name the goal mentions but does not ask to open ("a Messages digest") keeps finish open
+    mentioned = grounded_plan_schema(request(goal="Turn off the Messages digest.", snapshot=account))
+    assert valid(mentioned, done)
