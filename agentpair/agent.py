@@ -21,6 +21,7 @@ from agentpair.events import AgentEvent
 from agentpair.executor import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
+from agentpair.planner_view import page_state
 from agentpair.render import executor_context
 from agentpair.redaction import Redactor
 from agentpair.single_model import single_model_request
@@ -38,6 +39,7 @@ class _Run:
         self.records: list[StepRecord] = []
         self.iteration = 0
         self.answer: Any = None
+        self.unchanged: dict[str, list[str]] = {}  # page_state -> act steps that left that page as it was
         self.finished = False
         self.stop_reason = ""
 
@@ -249,7 +251,8 @@ class Agent:
             request = single_model_request(run.task, observation, run.memory, run.records, list(toolbox))
         else:
             tools = [ToolInfo(name=t.name, description=t.description) for t in toolbox]
-            request = plan_request(run.task, observation, run.memory, run.records, tools)
+            request = plan_request(run.task, observation, run.memory, run.records, tools,
+                                   run.unchanged.get(page_state(observation), []))
         identity = self.planner.identity() if hasattr(self.planner, "identity") else {}
         model = str(identity.get("model", self.planner.name))
         with rec.span(f"chat {model}", "planner", SpanKind.CLIENT, attributes={
@@ -289,7 +292,9 @@ class Agent:
                 acted = acted or result is not None
                 changed = result is not None and result.changed_page
                 if not record.ok or changed or self._steps_done(run) >= run.task.max_steps:
-                    observation = await self._observe(rec, run.task)
+                    before, observation = page_state(observation), await self._observe(rec, run.task)
+                    if changed and record.ok and page_state(observation) == before:
+                        run.unchanged.setdefault(before, []).append(step.instruction)
                     if not record.ok or self._steps_done(run) >= run.task.max_steps:
                         return observation
                     pending, acted = pending[done:], False

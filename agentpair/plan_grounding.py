@@ -26,6 +26,7 @@ GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
 TRAILING_MARKS = " :*›»>"
 OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click|show me|view)(?: the| my| your)? "
+TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
 WORD = r"\w(?:[\w'.-]*\w)?"
 
 
@@ -89,26 +90,33 @@ def _act(tool: str, instruction: dict[str, Any]) -> dict[str, Any]:
 
 def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, Any]]:
     """One act shape per grounded tool the page gives something to do, then one per other tool;
-    `values` are what a step may type (typed_values)."""
-    names, tools = request.names, [t.name for t in request.tools]
+    `values` are what a step may type (typed_values). A box is offered only the verb that turns it
+    (check when off, uncheck when on), and a step that changed nothing on this very page
+    (request.unchanged) is not offered again."""
+    names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
     shapes = []
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
               for role in dict.fromkeys(roles) for said in ways_to_name(name) for told in _telling(names, name)]
+    clicks = [c for c in clicks if c not in done]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     fields = [said for f in names.fields for said in ways_to_name(f)]
+    retyped = {m.group(1) for m in map(TYPED.match, done) if m}
+    values = [v for v in values if v not in retyped]
     if "type" in tools and fields and values:
         pattern = f"^type {_one_of(values)} into the {_one_of(fields)} (field|box)( and press Enter)?$"
         shapes.append(_act("type", {"type": "string", "pattern": pattern}))
     choices = [f"select {option} in the {said} dropdown" for name, options in names.dropdowns.items()
                for option in options if _writable(option) for said in ways_to_name(name)]
+    choices = [c for c in choices if c not in done]
     if "select" in tools and choices:
         shapes.append(_act("select", {"enum": choices}))
-    ticks = [f"{verb} the {said} box" for name in names.boxes for verb in ("check", "uncheck")
+    ticks = [f"{'uncheck' if name in names.checked else 'check'} the {said} box" for name in names.boxes
              for said in ways_to_name(name)]
+    ticks = [t for t in ticks if t not in done]
     if "check" in tools and ticks:
         shapes.append(_act("check", {"enum": ticks}))
-    if "go_back" in tools:
+    if "go_back" in tools and GO_BACK not in done:
         shapes.append(_act("go_back", {"const": GO_BACK}))
     for tool in tools:  # the rest: an instruction that starts with the tool's own verb, so that
         if tool not in GROUNDED_TOOLS:  # a step cannot name a missing element under another tool
@@ -132,21 +140,29 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
     if fields:
         steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
-    if not unread and not still_to_open(request):
+    if not unread and not still_to_do(request):
         steps.append(finish_shape(_grounded_answer(request, values)))
     return plan_object(steps)
 
 
-def still_to_open(request: PlanRequest) -> list[str]:
-    """The clickables on this page the goal asks to open ("... and go to Messages", "open
-    Preferences") that no step has clicked yet: while there is one, no finish is offered (a small
-    planner calls a goal done one page early)."""
+def still_to_do(request: PlanRequest) -> list[str]:
+    """What the goal plainly asks for that the run has not done on this page: a clickable here it
+    asks to open ("... and go to Messages", "open Preferences") that no step has clicked, and,
+    while the page has a field, a text it gives to enter (quoted, or closing the goal after a
+    colon: "send this reply: We have issued your refund.") that no step has typed. While there is
+    one, no finish is offered: a small planner calls a goal done a page early."""
     goal = " ".join(re.findall(WORD, request.goal))
-    clicked = " ".join(request.history).casefold()
-    return [name for name in request.names.clickable
-            if (said := " ".join(re.findall(WORD, name)))
-            and re.search(OPENING + re.escape(said) + r"\b", goal, re.I)
-            and f"click the {name.casefold()} " not in clicked]
+    done = " ".join(request.history)
+    to_open = [f"click the {name}" for name in request.names.clickable
+               if (said := " ".join(re.findall(WORD, name)))
+               and re.search(OPENING + re.escape(said) + r"\b", goal, re.I)
+               and f"click the {name.casefold()} " not in done.casefold()]
+    texts = [a or b for a, b in re.findall(r'"([^"]+)"|“([^”]+)”', request.goal)]
+    closing = re.search(r":\s+([^:\"“”]+?)[.!]?$", request.goal)
+    if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1):
+        texts.append(closing.group(1))
+    to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
+    return to_open + to_type
 
 
 def _number(value: Any) -> bool:

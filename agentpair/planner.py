@@ -38,6 +38,8 @@ class PlanRequest(BaseModel):
                                                                     "grounded plan schema (plan_grounding)")
     memory: list[Any] = Field(default_factory=list)
     history: list[str] = Field(default_factory=list)
+    unchanged: list[str] = Field(default_factory=list, description="act steps that, run on this very page, "
+                                                                   "left it as it was (plan_grounding offers them no more)")
     tools: list[ToolInfo] = Field(default_factory=list)
     single_model: bool = Field(False, description="the planner writes the one next tool call, arguments "
                                                   "included (agentpair.single_model); no executor runs")
@@ -124,8 +126,9 @@ def history_line(record: StepRecord) -> str:
 
 
 def plan_request(task: Task, observation: Any, memory: list[Any], history: list[StepRecord],
-                 tools: list[ToolInfo]) -> PlanRequest:
-    """Build the planner's view: short page text, task facts, and no secret values."""
+                 tools: list[ToolInfo], unchanged: list[str] | None = None) -> PlanRequest:
+    """Build the planner's view: short page text, task facts, and no secret values; `unchanged`:
+    the steps that, run on this page as it is, changed nothing."""
     snapshot = getattr(observation, "snapshot", "") or ""
     request = PlanRequest(
         goal=task.goal,
@@ -138,6 +141,7 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
         names=page_names(snapshot),
         memory=memory,
         history=[history_line(r) for r in history[-12:]],
+        unchanged=unchanged or [],
         tools=tools,
     )
     if not task.secrets:

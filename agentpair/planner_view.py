@@ -4,10 +4,12 @@ names on the page a plan step may use (page_names)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from tools.browser_actions import CheckArgs
-from tools.snapshot import REF, Element, parse_elements, told_apart, walk_elements
+from tools.snapshot import REF, Element, box_states, parse_elements, told_apart, walk_elements
 
 PAGE_CHARS_FOR_PLANNER = 700
 TEXT_CHARS = 160  # a flattened code block (a config template) must fit on its line
@@ -121,6 +123,7 @@ class PageNames(BaseModel):
     fields: list[str] = Field(default_factory=list, description="what text is typed into")
     dropdowns: dict[str, list[str]] = Field(default_factory=dict, description="a select's name -> its options")
     boxes: list[str] = Field(default_factory=list, description="checkboxes, radio buttons, switches")
+    checked: list[str] = Field(default_factory=list, description="the boxes that are on")
     told_apart: dict[str, list[str]] = Field(default_factory=dict, description="a name several clickable "
                                              "elements share -> what tells each apart (tools.snapshot.told_apart)")
 
@@ -133,6 +136,7 @@ NOT_CLICKED = FIELD_ROLES | {"slider", "option"}
 def page_names(snapshot: str) -> PageNames:
     """The names of the page's interactive elements, sorted by what a step may do to them."""
     names, apart = PageNames(), told_apart(snapshot)
+    names.checked = [name for name, on in box_states(snapshot).items() if on]
     for node in walk_elements(snapshot):
         if node.role not in INTERACTIVE or not node.name:
             continue
@@ -148,3 +152,11 @@ def page_names(snapshot: str) -> PageNames:
             if (ref := REF.search(node.attrs)) and ref.group(1) in apart:
                 names.told_apart.setdefault(node.name, []).append(apart[ref.group(1)])
     return names
+
+
+def page_state(observation: Any) -> str:
+    """What tells one state of a page from another: its URL and its snapshot without refs (which
+    are renumbered on every observation) and without the mark of the focused element (a click
+    moves it)."""
+    snapshot = REF.sub("", getattr(observation, "snapshot", "") or "").replace(" [active]", "")
+    return getattr(observation, "url", "") + "\n" + snapshot

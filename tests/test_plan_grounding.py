@@ -34,6 +34,9 @@ GOAL = ('Sign in as fima.nirita with {{secret:password}}, search "maple planter"
         "and leave this comment: We have issued your refund. Mail <ada@x.org>.")
 
 
+SEARCHED = ['[1] act type: type maple planter into the Search (all shops) box and press Enter -> ok']
+
+
 def request(goal: str = GOAL, snapshot: str = SNAPSHOT, **more: object) -> PlanRequest:
     return PlanRequest(goal=goal, page=compact_page(snapshot), names=page_names(snapshot),
                        tools=browser_tools(), secret_names=["password"], **more)
@@ -83,7 +86,7 @@ def test_the_planners_wording_of_page_elements_passes() -> None:
     ))
     assert valid(schema, plan(
         act("select", "select Express: 1 day in the Delivery dropdown"),
-        act("check", "check the Accept terms box"), act("check", "uncheck the L box"),
+        act("check", "check the Accept terms box"), act("check", "check the L box"),
         act("click", "click the Add Braided cable, 2 m to cart button"),
     ))
     assert valid(schema, plan(act("go_back", "go back to the previous page"), act("scroll", "scroll down")))
@@ -91,6 +94,7 @@ def test_the_planners_wording_of_page_elements_passes() -> None:
     # as people say names: without a leading number or a trailing count
     assert valid(schema, plan(act("click", "click the Refund for order 5512 link"), act("click", "click the Cart link"),
                               act("click", "click the #4821 Refund for order 5512 link")))
+    schema = grounded_plan_schema(request(history=SEARCHED))  # the goal's quoted text typed: it may finish
     assert valid(schema, plan({"kind": "code", "instruction": "fill", "template": "x = {{v:4}}",
                                "target": "the Comment box"}, {"kind": "finish", "instruction": "done",
                                                               "answer": "ok"}))
@@ -173,7 +177,7 @@ def test_a_task_with_an_answer_schema_extracts_its_unread_fields_then_answers_wi
     assert not valid(read, extract(answer))  # nothing left to read
     assert not valid(read, finish(name="Signed in", price_usd=1499.0, ram_gb=32))  # made up
     assert not valid(read, finish(name="Nimbus 14 Pro", price_usd=32, ram_gb=32))  # another field's value
-    free = grounded_plan_schema(request(memory=[{"price_usd": 3.5}]))  # no answer schema: extractions are free
+    free = grounded_plan_schema(request(memory=[{"price_usd": 3.5}], history=SEARCHED))  # no answer schema: extractions are free
     assert valid(free, extract({"type": "object", "properties": {"a": {"type": "string"}}}))
     assert valid(free, plan({"kind": "finish", "instruction": "report", "answer": "price 3.5"}))
 
@@ -211,3 +215,37 @@ def test_no_finish_while_the_goal_asks_to_open_a_link_here_that_no_step_clicked(
     # a name the goal mentions but does not ask to open ("a Messages digest") keeps finish open
     mentioned = grounded_plan_schema(request(goal="Turn off the Messages digest.", snapshot=account))
     assert valid(mentioned, done)
+
+
+def test_a_box_is_offered_the_verb_that_turns_it() -> None:
+    boxes = """- checkbox "I accept the code of conduct" [ref=e1]
+- checkbox "Send me the newsletter" [checked] [ref=e2]"""
+    schema = grounded_plan_schema(request(snapshot=boxes))
+    assert valid(schema, plan(act("check", "check the I accept the code of conduct box"),
+                              act("check", "uncheck the Send me the newsletter box")))
+    assert not valid(schema, plan(act("check", "uncheck the I accept the code of conduct box")))  # off already
+    assert not valid(schema, plan(act("check", "check the Send me the newsletter box")))  # on already
+
+
+def test_a_step_that_changed_nothing_on_this_page_is_not_offered_again() -> None:
+    repeat_search = "type maple planter into the Search (all shops) box and press Enter"
+    schema = grounded_plan_schema(request(unchanged=["click the Save for later button", repeat_search]))
+    assert not valid(schema, plan(act("click", "click the Save for later button")))
+    assert not valid(schema, plan(act("type", repeat_search)))
+    assert not valid(schema, plan(act("type", "type maple planter into the Comment field")))
+    assert valid(schema, plan(act("click", "click the Add Braided cable, 2 m to cart button"),
+                              act("type", "type fima.nirita into the Username field")))
+
+
+def test_no_finish_while_a_text_the_goal_gives_to_enter_was_never_typed() -> None:
+    ticket = """- textbox "Reply" [ref=e1]
+- button "Send reply" [ref=e2]"""
+    done = plan({"kind": "finish", "instruction": "the goal is done", "answer": "done"})
+    goal = "Open ticket #4821 and send the customer this reply: We have issued your refund."
+    assert not valid(grounded_plan_schema(request(goal=goal, snapshot=ticket)), done)
+    typed = ['[2] act type: type We have issued your refund into the Reply field {"ref": "e1"} -> ok']
+    assert valid(grounded_plan_schema(request(goal=goal, snapshot=ticket, history=typed)), done)
+    quoted = 'Post the comment "Ships abroad?" on the wallet page.'
+    assert not valid(grounded_plan_schema(request(goal=quoted, snapshot=ticket)), done)
+    sent = grounded_plan_schema(request(goal=goal, snapshot='- heading "Reply sent" [ref=e1]'))
+    assert valid(sent, done)  # no field left on the page: nothing more to type here

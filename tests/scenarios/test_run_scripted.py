@@ -70,3 +70,27 @@ async def test_an_unreachable_start_page_ends_the_run_with_a_clear_reason(browse
     assert result.iterations == 0
     lines = (tmp_path / "t.jsonl").read_text().splitlines()
     assert any('"start_task"' in line for line in lines)
+
+
+class _Recording(SolutionPlanner):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.requests: list = []
+
+    async def plan(self, request):  # type: ignore[override]
+        self.requests.append(request)
+        return await super().plan(request)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_loop_tells_the_planner_which_steps_changed_nothing_on_this_page(browser: Browser,
+                                                                                   tmp_path: Path) -> None:
+    save = ("click", {"ref": ["button", "Save for later"]})  # the shop's button does nothing
+    add = ("click", {"ref": ["button", "Add Braided USB-C cable, 2 m to cart"]})  # the cart count changes
+    planner = _Recording([save, add, save])
+    agent = Agent(planner, SolutionExecutor(), browser, trace_dir=tmp_path)
+    await run_scenario(load("checkout"), agent, trace=False)
+    said = [json.dumps(save[1]), json.dumps(add[1])]
+    assert planner.requests[0].unchanged == []
+    assert planner.requests[1].unchanged == [said[0]]  # the same page, as it was
+    assert planner.requests[2].unchanged == []  # a new state of the page: anything may work again
