@@ -59,9 +59,12 @@ def load(data: Path, limit: int | None = None) -> list[dict[str, Any]]:
 
 
 async def evaluate(planner: Planner, rows: list[dict[str, Any]],
-                   progress: Callable[[int, int], None] = lambda done, total: None) -> dict[str, Any]:
-    """Ask the planner for each example's plan, through its normal request path, and score it."""
+                   progress: Callable[[int, int], None] = lambda done, total: None,
+                   wrong: Path | None = None) -> dict[str, Any]:
+    """Ask the planner for each example's plan, through its normal request path, and score it;
+    with `wrong`, write each wrong or failed plan there beside its reference (JSONL, as it goes)."""
     results = []
+    out = wrong.open("w") if wrong else None
     for row in rows:
         request = PlanRequest.model_validate(row["request"])
         started = time.perf_counter()
@@ -72,7 +75,15 @@ async def evaluate(planner: Planner, rows: list[dict[str, Any]],
         ms = (time.perf_counter() - started) * 1e3
         correct = plan is not None and plan_correct(plan, row["reference"], row["values"])
         results.append((row["family"], plan is not None, correct, ms))
+        if out and not correct:
+            out.write(json.dumps({"index": len(results) - 1, "family": row["family"], "goal": request.goal,
+                                  "url": request.url, "history": request.history,
+                                  "plan": plan.model_dump(by_alias=True, exclude_none=True) if plan else None,
+                                  "reference": row["reference"]}, ensure_ascii=False) + "\n")
+            out.flush()
         progress(len(results), len(rows))
+    if out:
+        out.close()
     return summarize(results)
 
 
@@ -88,8 +99,10 @@ def summarize(results: list[tuple[str, bool, bool, float]]) -> dict[str, Any]:
 
 
 def bench_planner(data: Path, limit: int | None = None, lora: Path | bool | None = None,
-                  progress: Callable[[int, int], None] = lambda done, total: None) -> dict[str, Any]:
-    """The embedded planner on the held-out examples (lora as EmbeddedPlanner takes it: None = shipped)."""
+                  progress: Callable[[int, int], None] = lambda done, total: None,
+                  wrong: Path | None = None) -> dict[str, Any]:
+    """The embedded planner on the held-out examples (lora as EmbeddedPlanner takes it: None = shipped;
+    wrong: where to write the wrong plans, see evaluate)."""
     from agentpair.embedded import EmbeddedPlanner
 
     rows = load(data, limit)
@@ -99,7 +112,7 @@ def bench_planner(data: Path, limit: int | None = None, lora: Path | bool | None
         try:
             await planner.start()
             return {"model": planner.name, "lora": planner.identity()["lora"], "data": str(data),
-                    **await evaluate(planner, rows, progress)}
+                    **await evaluate(planner, rows, progress, wrong)}
         finally:
             await planner.aclose()
 

@@ -86,7 +86,8 @@ async def _bench_planner(args: argparse.Namespace) -> int:
         report = await asyncio.to_thread(
             bench_planner, Path(args.data), args.limit,
             False if args.no_lora else Path(args.lora) if args.lora else None,
-            lambda done, total: progress.update(bar, completed=done, total=total))
+            lambda done, total: progress.update(bar, completed=done, total=total),
+            Path(args.wrong) if args.wrong else None)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -126,6 +127,7 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     planner.add_argument("--limit", type=int, help="evaluate N held-out examples spread over the split")
     planner.add_argument("--lora", help="LoRA adapter GGUF (default: the shipped one)")
     planner.add_argument("--no-lora", action="store_true", help="the bare SmolLM2 model, for comparison")
+    planner.add_argument("--wrong", help="write each wrong plan beside its reference to this JSONL file")
     planner.add_argument("--json", action="store_true")
     planner.set_defaults(handler=_bench_planner)
     from agentpair.cli import planner_options

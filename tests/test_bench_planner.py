@@ -85,8 +85,13 @@ def test_evaluate_reports_validity_correctness_and_latency_per_family(tmp_path: 
             {"family": "extract", "request": {"goal": "c"}, "reference": EXTRACT, "values": [["Teal mug"]]}]
     planner = StandIn({"a": LOGIN, "b": edited(LOGIN, 2, instruction="click Register")})
     seen = []
-    report = asyncio.run(evaluate(planner, rows, lambda done, total: seen.append((done, total))))
+    wrong = tmp_path / "wrong.jsonl"
+    report = asyncio.run(evaluate(planner, rows, lambda done, total: seen.append((done, total)), wrong))
     assert report["examples"] == 3 and seen[-1] == (3, 3)
+    written = [json.loads(line) for line in wrong.read_text().splitlines()]
+    assert [(w["index"], w["goal"]) for w in written] == [(1, "b"), (2, "c")]
+    assert written[0]["plan"]["steps"][2]["instruction"] == "click Register" and written[1]["plan"] is None
+    assert written[1]["reference"] == EXTRACT
     assert report["validity"] == pytest.approx(2 / 3) and report["correctness"] == pytest.approx(1 / 3)
     assert report["per_family"]["login"] == {**report["per_family"]["login"], "validity": 1.0, "correctness": 0.5}
     assert report["per_family"]["extract"]["validity"] == 0.0 and report["call_ms_p50"] >= 0
