@@ -27,6 +27,8 @@ FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
 TRAILING_MARKS = " :*›»>"
 OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click|show me|view)(?: the| my| your)? "
 TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
+COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
 WORD = r"\w(?:[\w'.-]*\w)?"
 
 
@@ -100,14 +102,14 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     clicks = [c for c in clicks if c not in done]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
-    fields = [said for f in names.fields for said in ways_to_name(f)]
     retyped = {m.group(1) for m in map(TYPED.match, done) if m}
-    values = [v for v in values if v not in retyped]
-    if "type" in tools and fields and values:
-        pattern = f"^type {_one_of(values)} into the {_one_of(fields)} (field|box)( and press Enter)?$"
-        shapes.append(_act("type", {"type": "string", "pattern": pattern}))
+    typing = _typing(request, [v for v in values if v not in retyped])
+    if "type" in tools and typing:
+        into = "|".join(f"{_one_of(vals)} into the {_one_of(fields)}" for vals, fields in typing)
+        shapes.append(_act("type", {"type": "string", "pattern": f"^type ({into}) (field|box)( and press Enter)?$"}))
     choices = [f"select {option} in the {said} dropdown" for name, options in names.dropdowns.items()
-               for option in options if _writable(option) for said in ways_to_name(name)]
+               for option in _named_options(request.goal, options) if _writable(option)
+               for said in ways_to_name(name)]
     choices = [c for c in choices if c not in done]
     if "select" in tools and choices:
         shapes.append(_act("select", {"enum": choices}))
@@ -123,6 +125,34 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
             verb = FREE_VERBS.get(tool, tool.replace("_", " "))
             shapes.append(_act(tool, {"type": "string", "pattern": f"^{_literal(verb)}( [^\"\\\\]*)?$"}))
     return shapes
+
+
+def _typing(request: PlanRequest, values: list[str]) -> list[tuple[list[str], list[str]]]:
+    """Which values go into which fields, as (values, field names as said) groups: a secret goes
+    into the fields named after it where there are such (the password into "Password") and they
+    take nothing else; so do e-mail addresses and the fields that say "mail"."""
+    secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
+    emails = [v for v in values if EMAIL.match(v)]
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for field in request.names.fields:
+        own = [v for v, name in secrets.items() if name in field.casefold()]
+        if not own and emails and "mail" in field.casefold():
+            own = emails
+        groups.setdefault(tuple(own), []).extend(ways_to_name(field))
+    taken = {v for own in groups if own for v in own}
+    groups = {own or tuple(v for v in values if v not in taken): fields for own, fields in groups.items()}
+    return [(list(own), fields) for own, fields in groups.items() if own and fields]
+
+
+def _named_options(goal: str, options: list[str]) -> list[str]:
+    """The options of a dropdown the goal names by a word only that option (or some) says
+    ("Express shipping" -> "Express (next day, $7)"); all of them when it names none."""
+    def words(text: str) -> set[str]:
+        return {w for w in re.findall(r"[^\W\d_]+", text.casefold()) if w not in COMMON_WORDS}
+    shared = set.intersection(*(words(o) for o in options)) if options else set()
+    said = words(goal)
+    named = [o for o in options if (words(o) - shared) & said]
+    return named or options
 
 
 def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:

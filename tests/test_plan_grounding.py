@@ -134,6 +134,9 @@ def test_llama_cpps_converter_compiles_the_grounded_schema_and_its_grammar_reads
     grammar = json_schema_to_gbnf(json.dumps(grounded_plan_schema(request())))
     LlamaGrammar.from_string(grammar, verbose=False)
     assert "{{secret:passwor" in grammar and "nirit" in grammar and "Usernme" not in grammar
+    fields = SNAPSHOT + '\n  - textbox "Password" [ref=e20]\n  - textbox "E-mail" [ref=e21]'  # typing in groups
+    LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(grounded_plan_schema(request(snapshot=fields)))),
+                             verbose=False)
 
 
 def test_a_name_with_a_double_quote_is_said_without_it() -> None:
@@ -249,3 +252,34 @@ def test_no_finish_while_a_text_the_goal_gives_to_enter_was_never_typed() -> Non
     assert not valid(grounded_plan_schema(request(goal=quoted, snapshot=ticket)), done)
     sent = grounded_plan_schema(request(goal=goal, snapshot='- heading "Reply sent" [ref=e1]'))
     assert valid(sent, done)  # no field left on the page: nothing more to type here
+
+
+def test_secrets_and_email_addresses_go_into_the_fields_named_for_them() -> None:
+    form = """- textbox "Member ID" [ref=e1]
+- textbox "Password" [ref=e2]
+- textbox "Your email" [ref=e3]
+- textbox "Customer name" [ref=e4]"""
+    goal = "Sign Keni Larura up as toli.lolalo with the email keni@larura.test and password {{secret:password}}."
+    schema = grounded_plan_schema(request(goal=goal, snapshot=form))
+    for right in ("type {{secret:password}} into the Password field", "type toli.lolalo into the Member ID field",
+                  "type keni@larura.test into the Your email field", "type Keni Larura into the Customer name field"):
+        assert valid(schema, plan(act("type", right))), right
+    for wrong in ("type {{secret:password}} into the Member ID field", "type toli.lolalo into the Password field",
+                  "type keni@larura.test into the Customer name field", "type Keni Larura into the Your email field"):
+        assert not valid(schema, plan(act("type", wrong))), wrong
+    plain = grounded_plan_schema(request(goal=goal, snapshot='- textbox "Notes" [ref=e1]'))  # nothing named for them
+    assert valid(plain, plan(act("type", "type keni@larura.test into the Notes field")))
+
+
+def test_a_dropdown_offers_the_options_the_goal_names_else_all() -> None:
+    shop = """- combobox "Delivery" [ref=e1]:
+  - option "Standard (5-7 days)" [selected]
+  - option "Express (2 days)"
+  - option "Priority (1 day)"
+- combobox "Country" [ref=e2]:
+  - option "France" [selected]
+  - option "Spain\""""
+    schema = grounded_plan_schema(request(goal="Buy the mug with express shipping.", snapshot=shop))
+    assert valid(schema, plan(act("select", "select Express (2 days) in the Delivery dropdown")))
+    assert not valid(schema, plan(act("select", "select Priority (1 day) in the Delivery dropdown")))
+    assert valid(schema, plan(act("select", "select Spain in the Country dropdown")))  # named none: any
