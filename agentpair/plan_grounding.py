@@ -179,8 +179,10 @@ def still_to_do(request: PlanRequest) -> list[str]:
     """What the goal plainly asks for that the run has not done on this page: a clickable here it
     asks to open ("... and go to Messages", "open Preferences") that no step has clicked, and,
     while the page has a field, a text it gives to enter (quoted, or closing the goal after a
-    colon: "send this reply: We have issued your refund.") that no step has typed. While there is
-    one, no finish is offered: a small planner calls a goal done a page early."""
+    colon: "send this reply: We have issued your refund.") that no step has typed, and a box it
+    names to fill ("put the template in the Setup box") that no step has typed into (nor a code
+    step filled). While there is one, no finish is offered: a small planner calls a goal done a
+    page early."""
     goal = " ".join(re.findall(WORD, request.goal))
     done = " ".join(request.history)
     to_open = [f"click the {name}" for name in request.names.clickable
@@ -192,7 +194,10 @@ def still_to_do(request: PlanRequest) -> list[str]:
     if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1):
         texts.append(closing.group(1))
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
-    return to_open + to_type
+    coded = re.search(r"\] code: .* -> ok", done)
+    to_fill = [f"fill the {box} box" for box in re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", request.goal)
+               if not coded and f"into the {box.casefold()} " not in done.casefold()]
+    return to_open + to_type + to_fill
 
 
 def _number(value: Any) -> bool:

@@ -283,3 +283,13 @@ def test_a_dropdown_offers_the_options_the_goal_names_else_all() -> None:
     assert valid(schema, plan(act("select", "select Express (2 days) in the Delivery dropdown")))
     assert not valid(schema, plan(act("select", "select Priority (1 day) in the Delivery dropdown")))
     assert valid(schema, plan(act("select", "select Spain in the Country dropdown")))  # named none: any
+
+
+def test_no_finish_while_a_box_the_goal_names_to_fill_is_unfilled() -> None:
+    jobs = """- link "All cron jobs" [ref=e1]
+- button "Set up a cron job" [ref=e2]"""
+    done = plan({"kind": "finish", "instruction": "the goal is done", "answer": "done"})
+    goal = "Make a cron job named sync. Put the completed template in the Setup box."
+    assert not valid(grounded_plan_schema(request(goal=goal, snapshot=jobs)), done)
+    filled = ['[3] code: fill in the cron job template: name sync {"ref": "f2e4", "text": "name: sync"} -> ok']
+    assert valid(grounded_plan_schema(request(goal=goal, snapshot=jobs, history=filled)), done)
