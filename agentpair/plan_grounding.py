@@ -27,6 +27,9 @@ FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
 TRAILING_MARKS = " :*›»>"
 OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click|show me|view)(?: the| my| your)? "
 TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
+SIDE_EFFECTS = {"add", "archive", "buy", "cancel", "delete", "follow", "notify", "remove", "save", "share",
+                "subscribe", "unsubscribe"}
+SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
 WORD = r"\w(?:[\w'.-]*\w)?"
@@ -93,13 +96,17 @@ def _act(tool: str, instruction: dict[str, Any]) -> dict[str, Any]:
 def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, Any]]:
     """One act shape per grounded tool the page gives something to do, then one per other tool;
     `values` are what a step may type (typed_values). A box is offered only the verb that turns it
-    (check when off, uncheck when on), and a step that changed nothing on this very page
-    (request.unchanged) is not offered again."""
+    (check when off, uncheck when on) and never the one undoing what a step of the run did; a
+    step that changed nothing on this very page (request.unchanged) is not offered again, nor a
+    side effect the goal does not ask for (_asked_for), nor a click on what the goal rules out
+    (_ruled_out)."""
     names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
     shapes = []
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
               for role in dict.fromkeys(roles) for said in ways_to_name(name) for told in _telling(names, name)]
-    clicks = [c for c in clicks if c not in done]
+    ruled_out = _ruled_out(request.goal)
+    clicks = [c for c in clicks if c not in done and _asked_for(request.goal, c)
+              and not any(words <= _words(c) for words in ruled_out)]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     retyped = {m.group(1) for m in map(TYPED.match, done) if m}
@@ -115,7 +122,9 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
         shapes.append(_act("select", {"enum": choices}))
     ticks = [f"{'uncheck' if name in names.checked else 'check'} the {said} box" for name in names.boxes
              for said in ways_to_name(name)]
-    ticks = [t for t in ticks if t not in done]
+    set_by_run = {m.group(1) for line in request.history if (m := SET_BOX.search(line))}
+    ticks = [t for t in ticks if t not in done
+             and (t.removeprefix("un") if t.startswith("uncheck") else "un" + t) not in set_by_run]
     if "check" in tools and ticks:
         shapes.append(_act("check", {"enum": ticks}))
     if "go_back" in tools and GO_BACK not in done:
@@ -125,6 +134,30 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
             verb = FREE_VERBS.get(tool, tool.replace("_", " "))
             shapes.append(_act(tool, {"type": "string", "pattern": f"^{_literal(verb)}( [^\"\\\\]*)?$"}))
     return shapes
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[^\W_]+", text.casefold()) if w not in COMMON_WORDS}
+
+
+def _ruled_out(goal: str) -> list[set[str]]:
+    """What the goal says not to pick, as word sets: "(not the 1 m cable or the charger)" ->
+    {1, m, cable}, {charger}; a click whose words hold one of them is not offered."""
+    out = []
+    for clause in re.findall(r"\bnot (?:an? |the )?([^,.;:()]+)", goal, re.I):
+        out += [w for part in re.split(r"\bor (?:an? |the )?", clause) if (w := _words(part))]
+    return out
+
+
+def _asked_for(goal: str, click: str) -> bool:
+    """A click whose button says it adds, buys, saves, deletes, subscribes... (its first word) is
+    offered only when the goal asks for that: no "Save for later", "Notify me" or "Add to cart" on
+    a task that only reads a page."""
+    verb = click.removeprefix("click the ").split(" ", 1)[0].casefold()
+    if verb not in SIDE_EFFECTS:
+        return True
+    forms = {verb, verb + "s", verb + "d", verb + "ed", verb + "ing", verb.removesuffix("e") + "ing"}
+    return bool(forms & set(re.findall(r"\w+", goal.casefold())))
 
 
 def _typing(request: PlanRequest, values: list[str]) -> list[tuple[list[str], list[str]]]:

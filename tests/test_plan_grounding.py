@@ -30,7 +30,7 @@ SNAPSHOT = """- generic [ref=e1]:
   - link "#4821 Refund for order 5512" [ref=e12]
   - link "Cart (0)" [ref=e13]
   - button "Say \\"hi\\"" [ref=e14]"""
-GOAL = ('Sign in as fima.nirita with {{secret:password}}, search "maple planter", pick Express: 1 day '
+GOAL = ('Sign in as fima.nirita with {{secret:password}}, add the cable, search "maple planter", pick Express: 1 day '
         "and leave this comment: We have issued your refund. Mail <ada@x.org>.")
 
 
@@ -293,3 +293,42 @@ def test_no_finish_while_a_box_the_goal_names_to_fill_is_unfilled() -> None:
     assert not valid(grounded_plan_schema(request(goal=goal, snapshot=jobs)), done)
     filled = ['[3] code: fill in the cron job template: name sync {"ref": "f2e4", "text": "name: sync"} -> ok']
     assert valid(grounded_plan_schema(request(goal=goal, snapshot=jobs, history=filled)), done)
+
+
+def test_a_button_with_a_side_effect_is_offered_only_when_the_goal_asks_for_it() -> None:
+    product = """- button "Add to cart" [ref=e1]
+- button "Save for later" [ref=e2]
+- button "Notify me" [ref=e3]
+- link "Reviews" [ref=e4]"""
+    read = grounded_plan_schema(request(goal="What are the price and warranty of the Teal mug?", snapshot=product))
+    for side_effect in ("Add to cart", "Save for later", "Notify me"):
+        assert not valid(read, plan(act("click", f"click the {side_effect} button")))
+    assert valid(read, plan(act("click", "click the Reviews link")))
+    buy = grounded_plan_schema(request(goal="Add the Teal mug to the cart and save it.", snapshot=product))
+    assert valid(buy, plan(act("click", "click the Add to cart button"), act("click", "click the Save for later button")))
+    assert not valid(buy, plan(act("click", "click the Notify me button")))
+
+
+def test_no_click_on_what_the_goal_rules_out() -> None:
+    shop = """- button "Add Braided USB-C cable, 1 m to cart" [ref=e1]
+- button "Add Braided USB-C cable, 2 m to cart" [ref=e2]
+- button "Add USB-C charger, 65 W to cart" [ref=e3]"""
+    goal = "Buy one braided USB-C cable, 2 m (not the 1 m cable or the charger): add it to the cart."
+    schema = grounded_plan_schema(request(goal=goal, snapshot=shop))
+    assert valid(schema, plan(act("click", "click the Add Braided USB-C cable, 2 m to cart button")))
+    for wrong in ("1 m", "USB-C charger, 65 W"):
+        name = f"Add Braided USB-C cable, {wrong} to cart" if wrong == "1 m" else f"Add {wrong} to cart"
+        assert not valid(schema, plan(act("click", f"click the {name} button"))), wrong
+
+
+def test_a_box_the_run_set_is_not_flipped_back() -> None:
+    boxes = """- checkbox "Python workshop" [checked] [ref=e1]
+- checkbox "Send me the newsletter" [ref=e2]"""
+    history = ['[2] act check: check the Python workshop box {"ref": "e1", "on": true} -> ok',
+               '[2] act check: uncheck the Send me the newsletter box {"ref": "e2", "on": false} -> ok']
+    schema = grounded_plan_schema(request(snapshot=boxes, history=history))
+    assert not valid(schema, plan(act("check", "uncheck the Python workshop box")))
+    assert not valid(schema, plan(act("check", "check the Send me the newsletter box")))
+    fresh = grounded_plan_schema(request(snapshot=boxes))  # set by the page, not the run: either way
+    assert valid(fresh, plan(act("check", "uncheck the Python workshop box"),
+                             act("check", "check the Send me the newsletter box")))
