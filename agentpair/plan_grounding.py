@@ -29,6 +29,7 @@ OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click|show me|v
 TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
 SIDE_EFFECTS = {"add", "archive", "buy", "cancel", "delete", "follow", "notify", "remove", "save", "share",
                 "subscribe", "unsubscribe"}
+SUBMITTED = re.compile(r"\] act type: type (.+?) into the .+ and press Enter .*-> ok$")
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
@@ -98,6 +99,7 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     `values` are what a step may type (typed_values). A box is offered only the verb that turns it
     (check when off, uncheck when on) and never the one undoing what a step of the run did; a
     step that changed nothing on this very page (request.unchanged) is not offered again, nor a
+    text the run has typed and submitted with Enter (the same search twice), nor a
     side effect the goal does not ask for (_asked_for), nor a click on what the goal rules out
     (_ruled_out)."""
     names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
@@ -109,7 +111,7 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
               and not any(words <= _words(c) for words in ruled_out)]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
-    retyped = {m.group(1) for m in map(TYPED.match, done) if m}
+    retyped = {m.group(1) for m in [*map(TYPED.match, done), *map(SUBMITTED.search, request.history)] if m}
     typing = _typing(request, [v for v in values if v not in retyped])
     if "type" in tools and typing:
         into = "|".join(f"{_one_of(vals)} into the {_one_of(fields)}" for vals, fields in typing)

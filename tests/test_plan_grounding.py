@@ -332,3 +332,11 @@ def test_a_box_the_run_set_is_not_flipped_back() -> None:
     fresh = grounded_plan_schema(request(snapshot=boxes))  # set by the page, not the run: either way
     assert valid(fresh, plan(act("check", "uncheck the Python workshop box"),
                              act("check", "check the Send me the newsletter box")))
+
+
+def test_a_text_typed_and_submitted_is_not_submitted_again() -> None:
+    searched = ['[1] act type: type maple planter into the Search (all shops) box and press Enter '
+                '{"ref": "e3", "text": "maple planter", "submit": true} -> ok']
+    schema = grounded_plan_schema(request(history=searched))
+    assert not valid(schema, plan(act("type", "type maple planter into the Search (all shops) box and press Enter")))
+    assert valid(schema, plan(act("type", "type fima.nirita into the Username field")))
