@@ -291,6 +291,8 @@ class Agent:
                 run.records.append(record)
                 acted = acted or result is not None
                 changed = result is not None and result.changed_page
+                if result is not None and record.ok and not changed:  # it cannot have changed the page
+                    run.unchanged.setdefault(page_state(observation), []).append(step.instruction)
                 if not record.ok or changed or self._steps_done(run) >= run.task.max_steps:
                     before, observation = page_state(observation), await self._observe(rec, run.task)
                     if changed and record.ok and page_state(observation) == before:

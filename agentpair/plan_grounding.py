@@ -9,6 +9,7 @@ A small planner misspells names and cuts values short ("Marun Grape helmet", "fi
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -27,9 +28,12 @@ FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
 TRAILING_MARKS = " :*›»>"
 OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click|show me|view)(?: the| my| your)? "
 TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
-SIDE_EFFECTS = {"add", "archive", "buy", "cancel", "delete", "follow", "notify", "remove", "save", "share",
-                "subscribe", "unsubscribe"}
-SUBMITTED = re.compile(r"\] act type: type (.+?) into the .+ and press Enter .*-> ok$")
+SHOPPING = {"add", "basket", "buy", "cart", "check", "checkout", "deliver", "delivery", "get", "order", "purchase",
+            "ship", "shipping", "shop", "want"}
+SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
+                **{verb: {verb} for verb in ("archive", "cancel", "delete", "follow", "notify", "remove", "share",
+                                              "subscribe", "unsubscribe")}}  # a button's first word -> what asks for it
+SUBMITTED = re.compile(r'\] act type: type (.+?) into the .+ and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
@@ -111,7 +115,8 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
               and not any(words <= _words(c) for words in ruled_out)]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
-    retyped = {m.group(1) for m in [*map(TYPED.match, done), *map(SUBMITTED.search, request.history)] if m}
+    submitted = [m.group(1) for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(2)) == m.group(1)]
+    retyped = {m.group(1) for m in map(TYPED.match, done) if m} | set(submitted)
     typing = _typing(request, [v for v in values if v not in retyped])
     if "type" in tools and typing:
         into = "|".join(f"{_one_of(vals)} into the {_one_of(fields)}" for vals, fields in typing)
@@ -134,6 +139,8 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     for tool in tools:  # the rest: an instruction that starts with the tool's own verb, so that
         if tool not in GROUNDED_TOOLS:  # a step cannot name a missing element under another tool
             verb = FREE_VERBS.get(tool, tool.replace("_", " "))
+            if any(d == verb or d.startswith(verb + " ") for d in done):
+                continue  # it did nothing here once: any other wording would do nothing too
             shapes.append(_act(tool, {"type": "string", "pattern": f"^{_literal(verb)}( [^\"\\\\]*)?$"}))
     return shapes
 
@@ -152,20 +159,23 @@ def _ruled_out(goal: str) -> list[set[str]]:
 
 
 def _asked_for(goal: str, click: str) -> bool:
-    """A click whose button says it adds, buys, saves, deletes, subscribes... (its first word) is
-    offered only when the goal asks for that: no "Save for later", "Notify me" or "Add to cart" on
-    a task that only reads a page."""
-    verb = click.removeprefix("click the ").split(" ", 1)[0].casefold()
-    if verb not in SIDE_EFFECTS:
+    """A click whose button says it adds, buys, deletes, subscribes... (its first word) is offered
+    only when the goal asks for that kind of thing (to shop, to delete...): no "Notify me", "Add
+    to wishlist" or "Add to cart" on a task that only reads. ("Save" also submits forms: not one.)"""
+    name = click.removeprefix("click the ").casefold()
+    verb = name.split(" ", 1)[0]
+    if verb not in SIDE_EFFECTS or (verb == "add" and " to " not in name):  # "Add a service" creates
         return True
-    forms = {verb, verb + "s", verb + "d", verb + "ed", verb + "ing", verb.removesuffix("e") + "ing"}
-    return bool(forms & set(re.findall(r"\w+", goal.casefold())))
+    said = set(re.findall(r"\w+", goal.casefold()))
+    return any({w, w + "s", w + "d", w + "ed", w + "ing", w.removesuffix("e") + "ing"} & said
+               for w in SIDE_EFFECTS[verb])
 
 
 def _typing(request: PlanRequest, values: list[str]) -> list[tuple[list[str], list[str]]]:
     """Which values go into which fields, as (values, field names as said) groups: a secret goes
-    into the fields named after it where there are such (the password into "Password") and they
-    take nothing else; so do e-mail addresses and the fields that say "mail"."""
+    only into the fields named after it (the password into "Password", never into a page's
+    "identity check" box), and they take nothing else; e-mail addresses go into the fields that
+    say "mail" where the page has such, and those take nothing else."""
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
     emails = [v for v in values if EMAIL.match(v)]
     groups: dict[tuple[str, ...], list[str]] = {}
@@ -174,7 +184,7 @@ def _typing(request: PlanRequest, values: list[str]) -> list[tuple[list[str], li
         if not own and emails and "mail" in field.casefold():
             own = emails
         groups.setdefault(tuple(own), []).extend(ways_to_name(field))
-    taken = {v for own in groups if own for v in own}
+    taken = {v for own in groups if own for v in own} | set(secrets)
     groups = {own or tuple(v for v in values if v not in taken): fields for own, fields in groups.items()}
     return [(list(own), fields) for own, fields in groups.items() if own and fields]
 
@@ -240,8 +250,14 @@ def _number(value: Any) -> bool:
 
 
 def _found(request: PlanRequest) -> dict[str, Any]:
-    """What the extractions so far hold, by field name (the latest value of each)."""
-    return {k: v for item in request.memory if isinstance(item, dict) for k, v in item.items()}
+    """What the extractions so far hold, by field name: the latest value of each, but an empty
+    one ("" or null, as a later extraction of a field not on the page gives) never replaces a value."""
+    found: dict[str, Any] = {}
+    for item in request.memory:
+        for k, v in (item.items() if isinstance(item, dict) else []):
+            if v not in ("", None) or k not in found:
+                found[k] = v
+    return found
 
 
 def _unread(request: PlanRequest) -> dict[str, Any] | None:

@@ -127,3 +127,10 @@ def test_sigkill_mid_run_leaves_a_readable_trace(tmp_path: Path) -> None:
     tools = [s for s in spans if s["name"] == "execute_tool click"]
     assert len(tools) >= 5 and all(s["end_ns"] >= s["start_ns"] for s in spans)
     assert not any(s["name"].startswith("invoke_agent") for s in spans)  # the run never finished
+
+
+async def test_steps_that_cannot_change_the_page_are_reported_unchanged_on_it(tmp_path: Path) -> None:
+    agent, planner, _, _ = make_agent(tmp_path, changes_page=False)
+    await agent.run("click go and type bob", trace=False)
+    assert planner.requests[0].unchanged == []
+    assert planner.requests[1].unchanged == ["click Go", "type bob into Name"]  # the same page state

@@ -175,8 +175,8 @@ def test_a_task_with_an_answer_schema_extracts_its_unread_fields_then_answers_wi
     assert valid(partly, extract({"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}))
     assert not valid(partly, extract(answer)) and not valid(partly, finish(name="Nimbus 14 Pro", price_usd=1499.0,
                                                                           ram_gb=32))
-    read = schema_after({"price_usd": 1499.0, "ram_gb": 32}, {"name": "Nimbus 14 Pro"})
-    assert valid(read, finish(name="Nimbus 14 Pro", price_usd=1499.0, ram_gb=32))
+    read = schema_after({"price_usd": 1499.0, "ram_gb": 32}, {"name": "Nimbus 14 Pro"}, {"name": ""})
+    assert valid(read, finish(name="Nimbus 14 Pro", price_usd=1499.0, ram_gb=32))  # "" read later: not kept
     assert not valid(read, extract(answer))  # nothing left to read
     assert not valid(read, finish(name="Signed in", price_usd=1499.0, ram_gb=32))  # made up
     assert not valid(read, finish(name="Nimbus 14 Pro", price_usd=32, ram_gb=32))  # another field's value
@@ -269,6 +269,7 @@ def test_secrets_and_email_addresses_go_into_the_fields_named_for_them() -> None
         assert not valid(schema, plan(act("type", wrong))), wrong
     plain = grounded_plan_schema(request(goal=goal, snapshot='- textbox "Notes" [ref=e1]'))  # nothing named for them
     assert valid(plain, plan(act("type", "type keni@larura.test into the Notes field")))
+    assert not valid(plain, plan(act("type", "type {{secret:password}} into the Notes field")))  # a secret never
 
 
 def test_a_dropdown_offers_the_options_the_goal_names_else_all() -> None:
@@ -301,11 +302,12 @@ def test_a_button_with_a_side_effect_is_offered_only_when_the_goal_asks_for_it()
 - button "Notify me" [ref=e3]
 - link "Reviews" [ref=e4]"""
     read = grounded_plan_schema(request(goal="What are the price and warranty of the Teal mug?", snapshot=product))
-    for side_effect in ("Add to cart", "Save for later", "Notify me"):
+    for side_effect in ("Add to cart", "Notify me"):
         assert not valid(read, plan(act("click", f"click the {side_effect} button")))
     assert valid(read, plan(act("click", "click the Reviews link")))
-    buy = grounded_plan_schema(request(goal="Add the Teal mug to the cart and save it.", snapshot=product))
-    assert valid(buy, plan(act("click", "click the Add to cart button"), act("click", "click the Save for later button")))
+    assert valid(read, plan(act("click", "click the Save for later button")))  # "save" also submits forms
+    buy = grounded_plan_schema(request(goal="I want the Teal mug, shipped to Lisbon.", snapshot=product))
+    assert valid(buy, plan(act("click", "click the Add to cart button")))
     assert not valid(buy, plan(act("click", "click the Notify me button")))
 
 
@@ -340,3 +342,12 @@ def test_a_text_typed_and_submitted_is_not_submitted_again() -> None:
     schema = grounded_plan_schema(request(history=searched))
     assert not valid(schema, plan(act("type", "type maple planter into the Search (all shops) box and press Enter")))
     assert valid(schema, plan(act("type", "type fima.nirita into the Username field")))
+    misspelt = [searched[0].replace('"text": "maple planter"', '"text": "mapel planter"')]  # a repair: again
+    again = grounded_plan_schema(request(history=misspelt))
+    assert valid(again, plan(act("type", "type maple planter into the Search (all shops) box and press Enter")))
+
+
+def test_a_tool_without_grounded_wording_that_did_nothing_here_is_not_offered_again() -> None:
+    schema = grounded_plan_schema(request(unchanged=["read the reply"]))
+    assert not valid(schema, plan(act("read", "read the ticket")))
+    assert valid(schema, plan(act("scroll", "scroll down")))
