@@ -33,7 +33,7 @@ SHOPPING = {"add", "basket", "buy", "cart", "check", "checkout", "deliver", "del
 SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
                 **{verb: {verb} for verb in ("archive", "cancel", "delete", "follow", "notify", "remove", "share",
                                               "subscribe", "unsubscribe")}}  # a button's first word -> what asks for it
-SUBMITTED = re.compile(r'\] act type: type (.+?) into the .+ and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
+SUBMITTED = re.compile(r'\] act type: type (.+?) into the (.+) (?:field|box) and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
@@ -103,7 +103,7 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     `values` are what a step may type (typed_values). A box is offered only the verb that turns it
     (check when off, uncheck when on) and never the one undoing what a step of the run did; a
     step that changed nothing on this very page (request.unchanged) is not offered again, nor a
-    text the run has typed and submitted with Enter (the same search twice), nor a
+    field the run has submitted a text into with Enter, as said (no second search), nor a
     side effect the goal does not ask for (_asked_for), nor a click on what the goal rules out
     (_ruled_out)."""
     names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
@@ -115,9 +115,9 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
               and not any(words <= _words(c) for words in ruled_out)]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
-    submitted = [m.group(1) for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(2)) == m.group(1)]
-    retyped = {m.group(1) for m in map(TYPED.match, done) if m} | set(submitted)
-    typing = _typing(request, [v for v in values if v not in retyped])
+    submitted = [m for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(3)) == m.group(1)]
+    retyped = {m.group(1) for m in map(TYPED.match, done) if m}
+    typing = _typing(request, [v for v in values if v not in retyped], {m.group(2) for m in submitted})
     if "type" in tools and typing:
         into = "|".join(f"{_one_of(vals)} into the {_one_of(fields)}" for vals, fields in typing)
         shapes.append(_act("type", {"type": "string", "pattern": f"^type ({into}) (field|box)( and press Enter)?$"}))
@@ -171,11 +171,12 @@ def _asked_for(goal: str, click: str) -> bool:
                for w in SIDE_EFFECTS[verb])
 
 
-def _typing(request: PlanRequest, values: list[str]) -> list[tuple[list[str], list[str]]]:
+def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> list[tuple[list[str], list[str]]]:
     """Which values go into which fields, as (values, field names as said) groups: a secret goes
     only into the fields named after it (the password into "Password", never into a page's
     "identity check" box), and they take nothing else; e-mail addresses go into the fields that
-    say "mail" where the page has such, and those take nothing else."""
+    say "mail" where the page has such, and those take nothing else; no field the run submitted
+    a text into (`submitted`, as said) takes more."""
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
     emails = [v for v in values if EMAIL.match(v)]
     groups: dict[tuple[str, ...], list[str]] = {}
@@ -183,7 +184,8 @@ def _typing(request: PlanRequest, values: list[str]) -> list[tuple[list[str], li
         own = [v for v, name in secrets.items() if name in field.casefold()]
         if not own and emails and "mail" in field.casefold():
             own = emails
-        groups.setdefault(tuple(own), []).extend(ways_to_name(field))
+        if not submitted & set(ways_to_name(field)):
+            groups.setdefault(tuple(own), []).extend(ways_to_name(field))
     taken = {v for own in groups if own for v in own} | set(secrets)
     groups = {own or tuple(v for v in values if v not in taken): fields for own, fields in groups.items()}
     return [(list(own), fields) for own, fields in groups.items() if own and fields]
