@@ -5,6 +5,10 @@ wording ("click the Sign in button", "type ada into the Username field").
 
 A small planner misspells names and cuts values short ("Marun Grape helmet", "fima" for
 "fima.nirita"); under this schema a grammar-constrained server (llama.cpp) cannot emit either.
+The schema also reads the goal and the run so far (the history lines planner.history_line
+writes, the steps that changed nothing): it leaves out steps that cannot help (undoing a box
+the run set, a second search, a side effect the goal does not ask for, what the goal rules
+out) and a finish while the goal plainly asks for more (still_to_do).
 """
 
 from __future__ import annotations
@@ -241,7 +245,7 @@ def still_to_do(request: PlanRequest) -> list[str]:
     if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1):
         texts.append(closing.group(1))
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
-    coded = re.search(r"\] code: .* -> ok", done)
+    coded = any(re.search(r"\] code: .* -> ok$", line) for line in request.history)
     to_fill = [f"fill the {box} box" for box in re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", request.goal)
                if not coded and f"into the {box.casefold()} " not in done.casefold()]
     return to_open + to_type + to_fill

@@ -352,3 +352,27 @@ def test_a_tool_without_grounded_wording_that_did_nothing_here_is_not_offered_ag
     schema = grounded_plan_schema(request(unchanged=["read the reply"]))
     assert not valid(schema, plan(act("read", "read the ticket")))
     assert valid(schema, plan(act("scroll", "scroll down")))
+
+
+def test_the_rules_read_the_history_as_the_loop_writes_it() -> None:
+    """The rules above parse history lines; these are made by planner.history_line itself."""
+    from agentpair.models import Step, StepRecord
+    from agentpair.planner import history_line
+
+    def line(tool: str, instruction: str, args: dict[str, object]) -> str:
+        return history_line(StepRecord(iteration=1, step=Step(kind="act", tool=tool, instruction=instruction),
+                                       tool_args=args))
+    history = [line("type", "type maple planter into the Search (all shops) box and press Enter",
+                    {"ref": "e3", "text": "maple planter", "submit": True}),
+               line("check", "check the Accept terms box", {"ref": "e7", "on": True}),
+               line("click", "click the Home link", {"ref": "e2"})]
+    ticked = SNAPSHOT.replace('checkbox "Accept terms" [ref=e7]', 'checkbox "Accept terms" [checked] [ref=e7]')
+    assert valid(grounded_plan_schema(request(snapshot=ticked)), plan(act("check", "uncheck the Accept terms box")))
+    schema = grounded_plan_schema(request(snapshot=ticked, history=history))
+    assert not valid(schema, plan(act("type", "type maple into the Search (all shops) box and press Enter")))
+    assert not valid(schema, plan(act("check", "uncheck the Accept terms box")))
+    assert not valid(grounded_plan_schema(request(goal="Open the Cart and go to Home.", history=[])),
+                     plan({"kind": "finish", "instruction": "done", "answer": "done"}))
+    assert valid(grounded_plan_schema(request(goal="Open the Cart and go to Home.", history=[
+        *history, line("click", "click the Cart link", {"ref": "e13"})])),
+        plan({"kind": "finish", "instruction": "done", "answer": "done"}))
