@@ -46,6 +46,9 @@ def plan(*steps: dict[str, object]) -> dict[str, object]:
     return {"thought": "t", "steps": list(steps)}
 
 
+DONE = plan({"kind": "finish", "instruction": "the goal is done", "answer": "done"})
+
+
 def act(tool: str, instruction: str) -> dict[str, object]:
     return {"kind": "act", "instruction": instruction, "tool": tool}
 
@@ -206,18 +209,17 @@ def test_no_finish_while_the_goal_asks_to_open_a_link_here_that_no_step_clicked(
     account = """- link "Statements" [ref=e1]
 - link "Messages" [ref=e2]
 - link "Sign out" [ref=e3]"""
-    done = plan({"kind": "finish", "instruction": "the goal is done", "answer": "done"})
     goal = "Sign in to Pola as toli.lolalo with {{secret:password}} and go to Messages."
     signed_in = ['[1] act click: click the Log in button {"ref": "e14"} -> ok']
     early = grounded_plan_schema(request(goal=goal, snapshot=account, history=signed_in))
-    assert not valid(early, done)
+    assert not valid(early, DONE)
     assert valid(early, plan(act("click", "click the Messages link")))
     opened = grounded_plan_schema(request(goal=goal, snapshot=account, history=[
         *signed_in, '[2] act click: click the Messages link {"ref": "f1e2"} -> ok']))
-    assert valid(opened, done)
+    assert valid(opened, DONE)
     # a name the goal mentions but does not ask to open ("a Messages digest") keeps finish open
     mentioned = grounded_plan_schema(request(goal="Turn off the Messages digest.", snapshot=account))
-    assert valid(mentioned, done)
+    assert valid(mentioned, DONE)
 
 
 def test_a_box_is_offered_the_verb_that_turns_it() -> None:
@@ -243,15 +245,14 @@ def test_a_step_that_changed_nothing_on_this_page_is_not_offered_again() -> None
 def test_no_finish_while_a_text_the_goal_gives_to_enter_was_never_typed() -> None:
     ticket = """- textbox "Reply" [ref=e1]
 - button "Send reply" [ref=e2]"""
-    done = plan({"kind": "finish", "instruction": "the goal is done", "answer": "done"})
     goal = "Open ticket #4821 and send the customer this reply: We have issued your refund."
-    assert not valid(grounded_plan_schema(request(goal=goal, snapshot=ticket)), done)
+    assert not valid(grounded_plan_schema(request(goal=goal, snapshot=ticket)), DONE)
     typed = ['[2] act type: type We have issued your refund into the Reply field {"ref": "e1"} -> ok']
-    assert valid(grounded_plan_schema(request(goal=goal, snapshot=ticket, history=typed)), done)
+    assert valid(grounded_plan_schema(request(goal=goal, snapshot=ticket, history=typed)), DONE)
     quoted = 'Post the comment "Ships abroad?" on the wallet page.'
-    assert not valid(grounded_plan_schema(request(goal=quoted, snapshot=ticket)), done)
+    assert not valid(grounded_plan_schema(request(goal=quoted, snapshot=ticket)), DONE)
     sent = grounded_plan_schema(request(goal=goal, snapshot='- heading "Reply sent" [ref=e1]'))
-    assert valid(sent, done)  # no field left on the page: nothing more to type here
+    assert valid(sent, DONE)  # no field left on the page: nothing more to type here
 
 
 def test_secrets_and_email_addresses_go_into_the_fields_named_for_them() -> None:
@@ -289,11 +290,10 @@ def test_a_dropdown_offers_the_options_the_goal_names_else_all() -> None:
 def test_no_finish_while_a_box_the_goal_names_to_fill_is_unfilled() -> None:
     jobs = """- link "All cron jobs" [ref=e1]
 - button "Set up a cron job" [ref=e2]"""
-    done = plan({"kind": "finish", "instruction": "the goal is done", "answer": "done"})
     goal = "Make a cron job named sync. Put the completed template in the Setup box."
-    assert not valid(grounded_plan_schema(request(goal=goal, snapshot=jobs)), done)
+    assert not valid(grounded_plan_schema(request(goal=goal, snapshot=jobs)), DONE)
     filled = ['[3] code: fill in the cron job template: name sync {"ref": "f2e4", "text": "name: sync"} -> ok']
-    assert valid(grounded_plan_schema(request(goal=goal, snapshot=jobs, history=filled)), done)
+    assert valid(grounded_plan_schema(request(goal=goal, snapshot=jobs, history=filled)), DONE)
 
 
 def test_a_button_with_a_side_effect_is_offered_only_when_the_goal_asks_for_it() -> None:
@@ -372,7 +372,7 @@ def test_the_rules_read_the_history_as_the_loop_writes_it() -> None:
     assert not valid(schema, plan(act("type", "type maple into the Search (all shops) box and press Enter")))
     assert not valid(schema, plan(act("check", "uncheck the Accept terms box")))
     assert not valid(grounded_plan_schema(request(goal="Open the Cart and go to Home.", history=[])),
-                     plan({"kind": "finish", "instruction": "done", "answer": "done"}))
+                     DONE)
     assert valid(grounded_plan_schema(request(goal="Open the Cart and go to Home.", history=[
         *history, line("click", "click the Cart link", {"ref": "e13"})])),
-        plan({"kind": "finish", "instruction": "done", "answer": "done"}))
+        DONE)
