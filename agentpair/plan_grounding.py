@@ -114,8 +114,8 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     shapes = []
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
               for role in dict.fromkeys(roles) for said in ways_to_name(name) for told in _telling(names, name)]
-    ruled_out = _ruled_out(request.goal)
-    clicks = [c for c in clicks if c not in done and _asked_for(request.goal, c)
+    ruled_out, goal_words = _ruled_out(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
+    clicks = [c for c in clicks if c not in done and _asked_for(goal_words, c)
               and not any(words <= _words(c) for words in ruled_out)]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
@@ -134,8 +134,8 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     ticks = [f"{'uncheck' if name in names.checked else 'check'} the {said} box" for name in names.boxes
              for said in ways_to_name(name)]
     set_by_run = {m.group(1) for line in request.history if (m := SET_BOX.search(line))}
-    ticks = [t for t in ticks if t not in done
-             and (t.removeprefix("un") if t.startswith("uncheck") else "un" + t) not in set_by_run]
+    undoing = {t: t.removeprefix("un") if t.startswith("uncheck") else "un" + t for t in ticks}
+    ticks = [t for t in ticks if t not in done and undoing[t] not in set_by_run]
     if "check" in tools and ticks:
         shapes.append(_act("check", {"enum": ticks}))
     if "go_back" in tools and GO_BACK not in done:
@@ -149,8 +149,10 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     return shapes
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[^\W_]+", text.casefold()) if w not in COMMON_WORDS}
+def _words(text: str, letters_only: bool = False) -> set[str]:
+    """The text's words, lower case, less COMMON_WORDS (with letters_only, digits split words off)."""
+    return {w for w in re.findall(r"[^\W\d_]+" if letters_only else r"[^\W_]+", text.casefold())
+            if w not in COMMON_WORDS}
 
 
 def _ruled_out(goal: str) -> list[set[str]]:
@@ -162,7 +164,7 @@ def _ruled_out(goal: str) -> list[set[str]]:
     return out
 
 
-def _asked_for(goal: str, click: str) -> bool:
+def _asked_for(goal_words: set[str], click: str) -> bool:
     """A click whose button says it adds, buys, deletes, subscribes... (its first word) is offered
     only when the goal asks for that kind of thing (to shop, to delete...): no "Notify me", "Add
     to wishlist" or "Add to cart" on a task that only reads. ("Save" also submits forms: not one.)"""
@@ -170,8 +172,7 @@ def _asked_for(goal: str, click: str) -> bool:
     verb = name.split(" ", 1)[0]
     if verb not in SIDE_EFFECTS or (verb == "add" and " to " not in name):  # "Add a service" creates
         return True
-    said = set(re.findall(r"\w+", goal.casefold()))
-    return any({w, w + "s", w + "d", w + "ed", w + "ing", w.removesuffix("e") + "ing"} & said
+    return any({w, w + "s", w + "d", w + "ed", w + "ing", w.removesuffix("e") + "ing"} & goal_words
                for w in SIDE_EFFECTS[verb])
 
 
@@ -198,11 +199,9 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
 def _named_options(goal: str, options: list[str]) -> list[str]:
     """The options of a dropdown the goal names by a word only that option (or some) says
     ("Express shipping" -> "Express (next day, $7)"); all of them when it names none."""
-    def words(text: str) -> set[str]:
-        return {w for w in re.findall(r"[^\W\d_]+", text.casefold()) if w not in COMMON_WORDS}
-    shared = set.intersection(*(words(o) for o in options)) if options else set()
-    said = words(goal)
-    named = [o for o in options if (words(o) - shared) & said]
+    shared = set.intersection(*(_words(o, letters_only=True) for o in options)) if options else set()
+    said = _words(goal, letters_only=True)
+    named = [o for o in options if (_words(o, letters_only=True) - shared) & said]
     return named or options
 
 
