@@ -21,6 +21,7 @@ from agentpair.events import AgentEvent
 from agentpair.executor import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
+from agentpair.plan_grounding import premature_click
 from agentpair.planner_view import page_state
 from agentpair.render import executor_context
 from agentpair.redaction import Redactor
@@ -28,6 +29,9 @@ from agentpair.single_model import single_model_request
 from agentpair.step_work import fill_requests, tool_call
 from agentpair.tracing import RunRecorder, default_trace_path
 from tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
+
+
+IDEMPOTENT = {"check", "select", "type"}  # tools whose step, said twice, does what it did once
 
 
 class _Run:
@@ -277,8 +281,10 @@ class Agent:
 
     async def _execute(self, rec: RunRecorder, run: _Run, plan: Plan, observation: Observation,
                        toolbox: Toolbox) -> Observation:
-        """Carry out a plan's steps; return the observation the next planner call should see."""
-        pending = list(plan.steps)
+        """Carry out a plan's steps; return the observation the next planner call should see. A step
+        that sets a box, an option or a field (IDEMPOTENT) is run once however often the plan says it."""
+        pending = [s for i, s in enumerate(plan.steps) if s.tool not in IDEMPOTENT or s.instruction.endswith("press Enter")
+                   or all((s.tool, s.instruction) != (t.tool, t.instruction) for t in plan.steps[:i])]
         acted = False
         while pending:
             if pending[0].kind == "finish":
@@ -287,7 +293,7 @@ class Agent:
             batch = pending[: next((i for i, s in enumerate(pending) if s.kind == "finish"), len(pending))]
             fills = await self._fill(rec, run, batch, observation, toolbox)
             for done, (step, fill) in enumerate(zip(batch, fills), start=1):
-                record, result = await self._act(rec, run, step, fill, toolbox)
+                record, result = await self._act(rec, run, step, fill, toolbox, observation)
                 run.records.append(record)
                 acted = acted or result is not None
                 changed = result is not None and result.changed_page
@@ -333,11 +339,15 @@ class Agent:
         return grouped
 
     async def _act(self, rec: RunRecorder, run: _Run, step: Step, fills: list[FillResult],
-                   toolbox: Toolbox) -> tuple[StepRecord, ToolResult | None]:
+                   toolbox: Toolbox, observation: Observation) -> tuple[StepRecord, ToolResult | None]:
         record = StepRecord(iteration=run.iteration, step=step, fill=fills[0] if fills else None)
         error = next((f.error for f in fills if f.error), None)
         if step.kind == "act" and not fills and step.args is None:
             error = f"unknown tool {step.tool!r} (known: {', '.join(toolbox.names())})"
+        if step.tool == "click" and not error and not self.single_model:  # a submit before the form is filled
+            error = premature_click(plan_request(run.task, observation, run.memory, run.records, []), step.instruction)
+            if error:  # and not offered again on this page as it is
+                run.unchanged.setdefault(page_state(observation), []).append(step.instruction)
         if error:
             record.ok, record.error = False, error
             self._emit("step", run.iteration, f"{step.kind}: {step.instruction} -> FAILED: {error}")

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from agentpair.planner import TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
-from agentpair.planner_view import PageNames
+from agentpair.planner_view import BOX_ROLES, PageNames
 
 MAX_VALUE_WORDS = 12
 OPENERS = "\"'“‘([{<"
@@ -36,12 +36,14 @@ SHOPPING = {"add", "basket", "buy", "cart", "check", "checkout", "deliver", "del
             "ship", "shipping", "shop", "want"}
 SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
                 **{verb: {verb} for verb in ("archive", "cancel", "delete", "follow", "notify", "remove", "share",
-                                              "subscribe", "unsubscribe")}}  # a button's first word -> what asks for it
+                                              "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
 SUBMITTED = re.compile(r'\] act type: type (.+?) into the (.+) (?:field|box) and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
+TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
 WORD = r"\w(?:[\w'.-]*\w)?"
+REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 
 
 def _literal(text: str) -> str:
@@ -113,10 +115,12 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
     shapes = []
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
-              for role in dict.fromkeys(roles) for said in ways_to_name(name) for told in _telling(names, name)]
+              for role in dict.fromkeys(roles) if role not in BOX_ROLES  # a box is checked, not clicked
+              for said in ways_to_name(name) for told in _telling(names, name)]
     ruled_out, goal_words = _ruled_out(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
     clicks = [c for c in clicks if c not in done and _asked_for(goal_words, c)
               and not any(words <= _words(c) for words in ruled_out)]
+    clicks = _by_number(request.goal, clicks)
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     submitted = [m for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(3)) == m.group(1)]
@@ -164,6 +168,16 @@ def _ruled_out(goal: str) -> list[set[str]]:
     return out
 
 
+def _by_number(goal: str, clicks: list[str]) -> list[str]:
+    """Where the goal names a thing by a number of three or more digits (ticket #4821, order 5512)
+    and some clicks say it, not the clicks that say only other such numbers (ticket #4817)."""
+    numbers = lambda text: set(re.findall(r"(?<![\w.,])\d{3,}(?![\w.,]\d)", text))
+    named = numbers(goal)
+    if not any(numbers(c) & named for c in clicks):
+        return clicks
+    return [c for c in clicks if not numbers(c) or numbers(c) & named]
+
+
 def _asked_for(goal_words: set[str], click: str) -> bool:
     """A click whose button says it adds, buys, deletes, subscribes... (its first word) is offered
     only when the goal asks for that kind of thing (to shop, to delete...): no "Notify me", "Add
@@ -180,19 +194,28 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
     """Which values go into which fields, as (values, field names as said) groups: a secret goes
     only into the fields named after it (the password into "Password", never into a page's
     "identity check" box), and they take nothing else; e-mail addresses go into the fields that
-    say "mail" where the page has such, and those take nothing else; no field the run submitted
-    a text into (`submitted`, as said) takes more."""
+    say "mail" where the page has such, and those take nothing else; a text the goal aims at
+    fields ("this reply: ...", _aimed_fields) goes only into those; a field the run typed a text
+    into takes no other; no field the run submitted a text into (`submitted`, as said) takes more."""
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
     emails = [v for v in values if EMAIL.match(v)]
-    groups: dict[tuple[str, ...], list[str]] = {}
+    aimed = {text.rstrip(SENTENCE_END): fields for lead, text in _goal_texts(request.goal)
+             if (fields := _aimed_fields(request, lead))}
+    owned: dict[str, list[str]] = {}
     for field in request.names.fields:
         own = [v for v, name in secrets.items() if name in field.casefold()]
         if not own and emails and "mail" in field.casefold():
             own = emails
         if not submitted & set(ways_to_name(field)):
-            groups.setdefault(tuple(own), []).extend(ways_to_name(field))
-    taken = {v for own in groups if own for v in own} | set(secrets)
-    groups = {own or tuple(v for v in values if v not in taken): fields for own, fields in groups.items()}
+            owned[field] = own
+    taken = {v for own in owned.values() for v in own} | set(secrets)
+    kept = {m.group(2): m.group(1) for m in map(TYPED_OK.search, request.history) if m}
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for field, own in owned.items():
+        own = own or [v for v in values if v not in taken and field in aimed.get(v.rstrip(SENTENCE_END), [field])]
+        if had := next((kept[said] for said in ways_to_name(field) if said in kept), None):
+            own = [v for v in own if v == had]  # what the run typed here, again at most (a misspelt fill)
+        groups.setdefault(tuple(own), []).extend(ways_to_name(field))
     return [(list(own), fields) for own, fields in groups.items() if own and fields]
 
 
@@ -212,6 +235,10 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     if not request.tools or request.names == PageNames():
         return plan_schema([t.name for t in request.tools], request.output_schema)
     values = typed_values(request)
+    left = form_left(request)
+    if left and any(REFUSED in line for line in request.history):  # a submit was refused: fill the form
+        return plan_object([_act(tool, {"enum": [step for t, step in left if t == tool]}) for tool in dict.fromkeys(
+            t for t, _ in left)], max_steps=len(left))
     steps = _grounded_acts(request, values)
     unread = _unread(request)
     if unread != {}:
@@ -225,29 +252,92 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     return plan_object(steps)
 
 
+def _split_in(goal: str, name: str) -> bool:
+    """The goal says a long word of the name as two, as a verb: "check out" for "Proceed to checkout"."""
+    return any(re.search(r"\b(?:" + "|".join(f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1)) + r")\b", goal, re.I)
+               for w in re.findall(r"[^\W\d_]{6,}", name))
+
+
 def still_to_do(request: PlanRequest) -> list[str]:
     """What the goal plainly asks for that the run has not done on this page: a clickable here it
-    asks to open ("... and go to Messages", "open Preferences") that no step has clicked, and,
+    asks to open ("... and go to Messages", "open Preferences") or says split as a verb ("check
+    out" for "Proceed to checkout") that no step has clicked, what its form lacks (form_left), and,
     while the page has a field, a text it gives to enter (quoted, or closing the goal after a
     colon: "send this reply: We have issued your refund.") that no step has typed, and a box it
     names to fill ("put the template in the Setup box") that no step has typed into (nor a code
     step filled). While there is one, no finish is offered: a small planner calls a goal done a
     page early."""
     goal = " ".join(re.findall(WORD, request.goal))
-    done = " ".join(request.history)
+    done = " ".join(line for line in request.history if line.endswith("-> ok"))  # what was done, not tried
     to_open = [f"click the {name}" for name in request.names.clickable
                if (said := " ".join(re.findall(WORD, name)))
-               and re.search(OPENING + re.escape(said) + r"\b", goal, re.I)
+               and (re.search(OPENING + re.escape(said) + r"\b", goal, re.I) or _split_in(goal, name))
                and f"click the {name.casefold()} " not in done.casefold()]
-    texts = [a or b for a, b in re.findall(r'"([^"]+)"|“([^”]+)”', request.goal)]
-    closing = re.search(r":\s+([^:\"“”]+?)[.!]?$", request.goal)
-    if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1):
-        texts.append(closing.group(1))
+    texts = [text.rstrip(SENTENCE_END) for _, text in _goal_texts(request.goal)]
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
     coded = any(re.search(r"\] code: .* -> ok$", line) for line in request.history)
     to_fill = [f"fill the {box} box" for box in re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", request.goal)
                if not coded and f"into the {box.casefold()} " not in done.casefold()]
-    return to_open + to_type + to_fill
+    last = request.history[-1] if request.history else ""
+    unsent = ["send what was typed"] if request.names.fields and " and press Enter" not in last and re.search(
+        r"\] (act type|code): .*-> ok$", last) else []
+    return to_open + to_type + to_fill + [step for _, step in form_left(request)] + unsent
+
+
+def _goal_texts(goal: str) -> list[tuple[str, str]]:
+    """The texts the goal gives to enter, each with the words that lead to it: quoted ones, and one
+    closing the goal after a colon ("send the customer this reply: We have issued your refund.")."""
+    texts = [(goal[:m.start()], m.group(1) or m.group(2)) for m in re.finditer(r'"([^"]+)"|“([^”]+)”', goal)]
+    closing = re.search(r":\s+([^:\"“”]+?)[.!]?$", goal)
+    if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1):
+        texts.append((goal[:closing.start()], goal[closing.start(1):].rstrip()))  # its full stop its own
+    return texts
+
+
+def _aimed_fields(request: PlanRequest, lead: str) -> list[str]:
+    """The page's fields the last clause before a text names by one of its words ("this reply" ->
+    "Your reply"), never a secret's: where the goal says the text goes."""
+    if any(lead.casefold().endswith(f.rstrip(TRAILING_MARKS).casefold()) for f in request.names.fields):
+        return []  # the colon is a field's own ("Put it in the Definition file: field")
+    clause = _words(re.split(r"[,;]| and ", lead)[-1])
+    return [f for f in request.names.fields if _words(f) & clause
+            and not any(s.replace("_", " ").casefold() in f.casefold() for s in request.secret_names)]
+
+
+def _named_by(goal_words: set[str], name: str) -> bool:
+    """Every word of the name (COMMON_WORDS aside) is one of the goal's, give or take a plural s."""
+    words = {w for w in re.findall(WORD, name.casefold()) if w not in COMMON_WORDS}
+    return bool(words) and all({w, w.removesuffix("s"), w + "s"} & goal_words for w in words)
+
+
+def form_left(request: PlanRequest) -> list[tuple[str, str]]:
+    """What the goal gives for this page's form that the form does not hold yet, as the (tool,
+    instruction) steps that put it there: a box it names ("Accept the code of conduct", "T-shirt
+    size L") that is off, a dropdown one option of which it names ("vegetarian meals") showing
+    another, a text it gives for a field it names ("this reply: ...") never typed. While there is
+    one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
+    a small planner submits a form half filled; after such a refusal, the plan must do these."""
+    names, done = request.names, " ".join(line for line in request.history if line.endswith("-> ok"))
+    goal_words = set(re.findall(WORD, request.goal.casefold()))
+    ruled_out = _ruled_out(request.goal)
+    left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
+            and _named_by(goal_words, box) and not any(r <= _words(box) for r in ruled_out)
+            and f"uncheck the {box.casefold()} box" not in done.casefold() and (said := ways_to_name(box))]
+    for name, options in names.dropdowns.items():
+        named = _named_options(request.goal, options)
+        if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):
+            left.append(("select", f"select {named[0]} in the {said[0]} dropdown"))
+    for lead, text in _goal_texts(request.goal):
+        fields = [said[0] for f in _aimed_fields(request, lead) if (said := ways_to_name(f))]
+        if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
+            left.append(("type", f"type {text} into the {fields[0]} field"))
+    return left
+
+
+def premature_click(request: PlanRequest, instruction: str) -> str | None:
+    """Why a step clicking a button must wait (what form_left finds on the page), else None."""
+    left = form_left(request) if re.match(r"click the .+ button\b", instruction) else []
+    return REFUSED + "; ".join(step for _, step in left) if left else None
 
 
 def _number(value: Any) -> bool:

@@ -124,6 +124,7 @@ class PageNames(BaseModel):
     dropdowns: dict[str, list[str]] = Field(default_factory=dict, description="a select's name -> its options")
     boxes: list[str] = Field(default_factory=list, description="checkboxes, radio buttons, switches")
     checked: list[str] = Field(default_factory=list, description="the boxes that are on")
+    chosen: dict[str, str] = Field(default_factory=dict, description="a select's name -> the option it shows")
     told_apart: dict[str, list[str]] = Field(default_factory=dict, description="a name several clickable "
                                              "elements share -> what tells each apart (tools.snapshot.told_apart)")
 
@@ -143,6 +144,8 @@ def page_names(snapshot: str) -> PageNames:
         options = [o.name for o in node.children if o.role == "option" and o.name]
         if options:
             names.dropdowns.setdefault(node.name, options)
+            shown = [o.name for o in node.children if o.role == "option" and "[selected]" in o.attrs]
+            names.chosen.setdefault(node.name, (shown or options)[0])
         elif node.role in FIELD_ROLES or node.role == "combobox":
             names.fields.append(node.name)
         if node.role in BOX_ROLES:

@@ -304,7 +304,8 @@ def verbatim_spans(text: str, whole: Literal["named", "shown"], secret_names: It
     clause's verb (VERBS), a preposition or a colon; ending the text, in punctuation or a quote,
     or before a word the wording resumes with (RESUMES); and quoted whole if opened by a quote.
     So "select Japan in the Country dropdown" offers "Japan" and "Japan in the Country dropdown"
-    only, and "type 'Paris' into the City field" "Paris".
+    only, and "type 'Paris' into the City field" "Paris"; a sentence's own full stop, before the
+    wording resumes ("type We did it. into the Reply box"), stays with it.
     "shown" (a value a page shows), also without the quotes around it and the punctuation after
     it: ending the text, in punctuation, or before a separator ("·", "|", "-"); so "Crimson
     Walnut cushion" offers no "Crimson", and "By Ada · 2024-03-08" offers "Ada" and "2024-03-08"."""
@@ -319,7 +320,8 @@ def verbatim_spans(text: str, whole: Literal["named", "shown"], secret_names: It
             if not named and any(SEPARATOR.match(w) for w in words[i:j]):
                 break  # a shown value does not run past a separator
             span = " ".join(words[i:j])
-            bare = span.rstrip(".,;:!?")
+            own_mark = named and j < len(words) and span[-1] in ".!?"  # "type We did it. into the ..."
+            bare = span.rstrip(",;:") if own_mark else span.rstrip(".,;:!?")
             stripped = (bare.strip(QUOTES),)
             for variant in stripped if named else (bare, *stripped):
                 if variant:

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from agentpair.datagen.plans import browser_tools
-from agentpair.plan_grounding import grounded_plan_schema, typed_values
+from agentpair.plan_grounding import grounded_plan_schema, premature_click, typed_values
 from agentpair.planner import PlanRequest, plan_schema
 from agentpair.planner_view import compact_page, page_names
 
@@ -30,6 +30,8 @@ SNAPSHOT = """- generic [ref=e1]:
   - link "#4821 Refund for order 5512" [ref=e12]
   - link "Cart (0)" [ref=e13]
   - button "Say \\"hi\\"" [ref=e14]"""
+PICKED = SNAPSHOT.replace('"Standard (3-5 days)" [selected]', '"Standard (3-5 days)"').replace(
+    '"Express: 1 day"', '"Express: 1 day" [selected]')  # the delivery the goal picks, picked
 GOAL = ('Sign in as fima.nirita with {{secret:password}}, add the cable, search "maple planter", pick Express: 1 day '
         "and leave this comment: We have issued your refund. Mail <ada@x.org>.")
 
@@ -97,7 +99,7 @@ def test_the_planners_wording_of_page_elements_passes() -> None:
     # as people say names: without a leading number or a trailing count
     assert valid(schema, plan(act("click", "click the Refund for order 5512 link"), act("click", "click the Cart link"),
                               act("click", "click the #4821 Refund for order 5512 link")))
-    schema = grounded_plan_schema(request(history=SEARCHED))  # the goal's quoted text typed: it may finish
+    schema = grounded_plan_schema(request(snapshot=PICKED, history=SEARCHED))  # the quoted text typed: it may finish
     assert valid(schema, plan({"kind": "code", "instruction": "fill", "template": "x = {{v:4}}",
                                "target": "the Comment box"}, {"kind": "finish", "instruction": "done",
                                                               "answer": "ok"}))
@@ -183,7 +185,7 @@ def test_a_task_with_an_answer_schema_extracts_its_unread_fields_then_answers_wi
     assert not valid(read, extract(answer))  # nothing left to read
     assert not valid(read, finish(name="Signed in", price_usd=1499.0, ram_gb=32))  # made up
     assert not valid(read, finish(name="Nimbus 14 Pro", price_usd=32, ram_gb=32))  # another field's value
-    free = grounded_plan_schema(request(memory=[{"price_usd": 3.5}], history=SEARCHED))  # no answer schema: extractions are free
+    free = grounded_plan_schema(request(snapshot=PICKED, memory=[{"price_usd": 3.5}], history=SEARCHED))  # no answer schema: extractions are free
     assert valid(free, extract({"type": "object", "properties": {"a": {"type": "string"}}}))
     assert valid(free, plan({"kind": "finish", "instruction": "report", "answer": "price 3.5"}))
 
@@ -248,7 +250,9 @@ def test_no_finish_while_a_text_the_goal_gives_to_enter_was_never_typed() -> Non
     goal = "Open ticket #4821 and send the customer this reply: We have issued your refund."
     assert not valid(grounded_plan_schema(request(goal=goal, snapshot=ticket)), DONE)
     typed = ['[2] act type: type We have issued your refund into the Reply field {"ref": "e1"} -> ok']
-    assert valid(grounded_plan_schema(request(goal=goal, snapshot=ticket, history=typed)), DONE)
+    assert not valid(grounded_plan_schema(request(goal=goal, snapshot=ticket, history=typed)), DONE)  # not sent
+    sent = [*typed, '[3] act click: click the Send reply button {"ref": "e2"} -> ok']
+    assert valid(grounded_plan_schema(request(goal=goal, snapshot=ticket, history=sent)), DONE)
     quoted = 'Post the comment "Ships abroad?" on the wallet page.'
     assert not valid(grounded_plan_schema(request(goal=quoted, snapshot=ticket)), DONE)
     sent = grounded_plan_schema(request(goal=goal, snapshot='- heading "Reply sent" [ref=e1]'))
@@ -376,3 +380,66 @@ def test_the_rules_read_the_history_as_the_loop_writes_it() -> None:
     assert valid(grounded_plan_schema(request(goal="Open the Cart and go to Home.", history=[
         *history, line("click", "click the Cart link", {"ref": "e13"})])),
         DONE)
+
+
+REGISTER = """- textbox "Full name" [ref=e1]
+- combobox "Meals" [ref=e2]:
+  - option "No preference" [selected]
+  - option "Vegetarian"
+- radio "M" [ref=e3]
+- radio "L" [ref=e4]
+- checkbox "Send me the newsletter" [checked] [ref=e5]
+- checkbox "I accept the code of conduct" [ref=e6]
+- button "Submit registration" [ref=e7]
+- link "Schedule" [ref=e8]"""
+REGISTER_GOAL = ("Register Grace Hopper: T-shirt size L, vegetarian meals. Accept the code of conduct, do not "
+                 "subscribe to the newsletter, and submit the registration.")
+
+
+def test_no_submit_nor_finish_before_the_form_holds_what_the_goal_gives() -> None:
+    submit = "click the Submit registration button"
+    ask = request(goal=REGISTER_GOAL, snapshot=REGISTER)
+    assert not valid(grounded_plan_schema(ask), DONE)
+    assert premature_click(ask, submit) == ("the form does not yet hold what the goal gives: check the L box; "
+                                            "check the I accept the code of conduct box; "
+                                            "select Vegetarian in the Meals dropdown")
+    assert premature_click(ask, "click the Schedule link") is None  # this may be the wrong page
+    assert valid(grounded_plan_schema(ask), plan(act("check", "check the L box"), act("click", submit)))  # the loop waits
+    filled = (REGISTER.replace('"No preference" [selected]', '"No preference"').replace('"Vegetarian"', '"Vegetarian" [selected]')
+              .replace('radio "L" [ref=e4]', 'radio "L" [checked] [ref=e4]')
+              .replace('conduct" [ref=e6]', 'conduct" [checked] [ref=e6]'))
+    assert premature_click(request(goal=REGISTER_GOAL, snapshot=filled), submit) is None
+    no_meal = filled.replace('"Vegetarian" [selected]', '"Vegetarian"').replace('"No preference"', '"No preference" [selected]')
+    assert premature_click(request(goal=REGISTER_GOAL, snapshot=no_meal), submit)
+    unchecked = ['[2] act check: uncheck the I accept the code of conduct box {"ref": "e6"} -> ok']
+    alone = filled.replace('conduct" [checked] [ref=e6]', 'conduct" [ref=e6]')
+    assert premature_click(request(goal=REGISTER_GOAL, snapshot=alone, history=unchecked), submit) is None
+
+
+def test_a_text_the_goal_aims_at_a_field_goes_there_before_any_button() -> None:
+    ticket = """- textbox "Identity check" [ref=e1]
+- button "Verify" [ref=e2]
+- textbox "Your reply" [ref=e3]
+- button "Send reply" [ref=e4]
+- link "Tickets" [ref=e5]"""
+    goal = "Sign in with password {{secret:password}}, open ticket #4821 and send the customer this reply: We have issued your refund."
+    schema = grounded_plan_schema(request(goal=goal, snapshot=ticket))
+    assert valid(schema, plan(act("type", "type We have issued your refund into the Your reply field")))
+    assert valid(schema, plan(act("type", "type We have issued your refund. into the Your reply field")))
+    assert not valid(schema, plan(act("type", "type We have issued your refund into the Identity check field")))
+    assert premature_click(request(goal=goal, snapshot=ticket), "click the Send reply button")
+    typed = ['[4] act type: type We have issued your refund into the Your reply field {"ref": "e3"} -> ok']
+    after = request(goal=goal, snapshot=ticket, history=typed)
+    assert premature_click(after, "click the Send reply button") is None
+    assert not valid(grounded_plan_schema(after), plan(act("click", "click the Verify button")))  # no check asked for
+    login = '- textbox "Username" [ref=e1]\n- textbox "Password" [ref=e2]\n- button "Sign in" [ref=e3]'
+    assert premature_click(request(goal=goal, snapshot=login), "click the Sign in button") is None
+
+
+def test_no_finish_before_the_button_the_goal_says_as_two_words() -> None:
+    cart = '- button "Proceed to checkout" [ref=e1]\n- button "Continue shopping" [ref=e2]'
+    goal = "At Voltshop, buy one cable: add it to the cart, then check out as Ada Lovelace."
+    assert not valid(grounded_plan_schema(request(goal=goal, snapshot=cart)), DONE)
+    clicked = ['[3] act click: click the Proceed to checkout button {"ref": "e1"} -> ok']
+    assert valid(grounded_plan_schema(request(goal=goal, snapshot=cart, history=clicked)), DONE)
+    assert valid(grounded_plan_schema(request(goal="Buy one cable.", snapshot=cart)), DONE)
