@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -44,8 +45,19 @@ class _Run:
         self.iteration = 0
         self.answer: Any = None
         self.unchanged: dict[str, list[str]] = {}  # page_state -> act steps that left that page as it was
+        self.inert: dict[str, Counter[str]] = {}  # URL (no fragment) -> how often each step left it as it was
         self.finished = False
         self.stop_reason = ""
+
+    def left_as_it_was(self, observation: Observation, instruction: str) -> None:
+        self.unchanged.setdefault(page_state(observation), []).append(instruction)
+        self.inert.setdefault(observation.url.split("#")[0], Counter())[instruction] += 1
+
+    def unchanged_on(self, observation: Observation) -> list[str]:
+        """The steps not to offer again here: those that left this very page state as it was, and
+        those that did so twice on this URL in any state (a "Save for later" that never does a thing)."""
+        twice = [i for i, n in self.inert.get(observation.url.split("#")[0], Counter()).items() if n >= 2]
+        return list(dict.fromkeys([*self.unchanged.get(page_state(observation), []), *twice]))
 
 
 class Agent:
@@ -256,7 +268,7 @@ class Agent:
         else:
             tools = [ToolInfo(name=t.name, description=t.description) for t in toolbox]
             request = plan_request(run.task, observation, run.memory, run.records, tools,
-                                   run.unchanged.get(page_state(observation), []))
+                                   run.unchanged_on(observation))
         identity = self.planner.identity() if hasattr(self.planner, "identity") else {}
         model = str(identity.get("model", self.planner.name))
         with rec.span(f"chat {model}", "planner", SpanKind.CLIENT, attributes={
@@ -298,11 +310,11 @@ class Agent:
                 acted = acted or result is not None
                 changed = result is not None and result.changed_page
                 if result is not None and record.ok and not changed:  # it cannot have changed the page
-                    run.unchanged.setdefault(page_state(observation), []).append(step.instruction)
+                    run.left_as_it_was(observation, step.instruction)
                 if not record.ok or changed or self._steps_done(run) >= run.task.max_steps:
-                    before, observation = page_state(observation), await self._observe(rec, run.task)
-                    if changed and record.ok and page_state(observation) == before:
-                        run.unchanged.setdefault(before, []).append(step.instruction)
+                    before, observation = observation, await self._observe(rec, run.task)
+                    if changed and record.ok and page_state(observation) == page_state(before):
+                        run.left_as_it_was(before, step.instruction)
                     if not record.ok or self._steps_done(run) >= run.task.max_steps:
                         return observation
                     pending, acted = pending[done:], False

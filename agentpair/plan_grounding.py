@@ -38,6 +38,7 @@ SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase":
                 **{verb: {verb} for verb in ("archive", "cancel", "delete", "follow", "notify", "remove", "share",
                                               "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
 SUBMITTED = re.compile(r'\] act type: type (.+?) into the (.+) (?:field|box) and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
+CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
 TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
@@ -61,12 +62,7 @@ def typed_values(request: PlanRequest) -> list[str]:
     """What a step may type: every run of up to MAX_VALUE_WORDS of the goal's words (quotes and
     brackets off its ends; with and without a closing full stop), extracted values, placeholders."""
     words = request.goal.split()
-    found: dict[str, None] = {}
-    for start in range(len(words)):
-        for end in range(start + 1, min(start + MAX_VALUE_WORDS, len(words)) + 1):
-            run = " ".join(words[start:end]).lstrip(OPENERS).rstrip(CLOSERS)
-            for value in (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
-                found.setdefault(value, None)
+    found = {value: None for start in range(len(words)) for value in _runs(words, start)}
     for item in request.memory:
         for value in (item.values() if isinstance(item, dict) else [item]):
             if isinstance(value, (str, int, float)) and not isinstance(value, bool):
@@ -74,6 +70,24 @@ def typed_values(request: PlanRequest) -> list[str]:
     for name in request.secret_names:
         found.setdefault("{{secret:" + name + "}}", None)
     return [value for value in found if _writable(value)]
+
+
+def _runs(words: list[str], start: int) -> list[str]:
+    """The runs of up to MAX_VALUE_WORDS words from `start` a value can be (see typed_values)."""
+    found: dict[str, None] = {}
+    for end in range(start + 1, min(start + MAX_VALUE_WORDS, len(words)) + 1):
+        run = " ".join(words[start:end]).lstrip(OPENERS).rstrip(CLOSERS)
+        for value in (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
+            found.setdefault(value, None)
+    return list(found)
+
+
+def _labelled(goal: str, field: str) -> list[str]:
+    """The codes the goal gives right after a word of the field's name ("postcode SW1Y 4JH" for the
+    Postcode field: a value with a digit), which go into that field and no other."""
+    label, words = _words(field, letters_only=True), re.sub(r'"[^"]*"|“[^”]*”', '""', goal).split()  # not in quotes
+    return [v for i, w in enumerate(words[:-1]) if w.casefold().strip(OPENERS + CLOSERS) in label
+            and any(c.isdigit() for c in words[i + 1]) for v in _runs(words, i + 1)]
 
 
 def ways_to_name(name: str) -> list[str]:
@@ -120,7 +134,11 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     ruled_out, goal_words = _ruled_out(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
     clicks = [c for c in clicks if c not in done and _asked_for(goal_words, c)
               and not any(words <= _words(c) for words in ruled_out)]
-    clicks = _by_number(request.goal, clicks)
+    clicks = [c for c in _by_number(request.goal, clicks) if c not in _done_side_effects(request.history)]
+    said_split = [c for c in clicks if any(c.startswith(f"click the {said} ") for name in _to_open(request, split=True)
+                                           for said in ways_to_name(name))]
+    if said_split and not names.fields:  # "check out" here, and nothing to fill: the goal's next step
+        return [_act("click", {"enum": said_split})]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     submitted = [m for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(3)) == m.group(1)]
@@ -168,6 +186,12 @@ def _ruled_out(goal: str) -> list[set[str]]:
     return out
 
 
+def _done_side_effects(history: list[str]) -> set[str]:
+    """The clicks with a side effect (SIDE_EFFECTS: "Add ... to cart") the run has made: once is the order."""
+    made = (m.group(1) for m in map(CLICKED.search, history) if m)
+    return {c for c in made if c.removeprefix("click the ").split(" ", 1)[0].casefold() in SIDE_EFFECTS}
+
+
 def _by_number(goal: str, clicks: list[str]) -> list[str]:
     """Where the goal names a thing by a number of three or more digits (ticket #4821, order 5512)
     and some clicks say it, not the clicks that say only other such numbers (ticket #4817)."""
@@ -194,7 +218,8 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
     """Which values go into which fields, as (values, field names as said) groups: a secret goes
     only into the fields named after it (the password into "Password", never into a page's
     "identity check" box), and they take nothing else; e-mail addresses go into the fields that
-    say "mail" where the page has such, and those take nothing else; a text the goal aims at
+    say "mail" where the page has such, and those take nothing else, as a value the goal gives
+    after a word of a field's name takes that field ("postcode SW1Y 4JH"); a text the goal aims at
     fields ("this reply: ...", _aimed_fields) goes only into those; a field the run typed a text
     into takes no other; no field the run submitted a text into (`submitted`, as said) takes more."""
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
@@ -206,6 +231,8 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
         own = [v for v, name in secrets.items() if name in field.casefold()]
         if not own and emails and "mail" in field.casefold():
             own = emails
+        if not own:
+            own = [v for v in _labelled(request.goal, field) if v in values]
         if not submitted & set(ways_to_name(field)):
             owned[field] = own
     taken = {v for own in owned.values() for v in own} | set(secrets)
@@ -258,21 +285,27 @@ def _split_in(goal: str, name: str) -> bool:
                for w in re.findall(r"[^\W\d_]{6,}", name))
 
 
+def _to_open(request: PlanRequest, split: bool = False) -> list[str]:
+    """The clickables here the goal asks to open ("... and go to Messages", "open Preferences") or
+    says split as a verb ("check out" for "Proceed to checkout"; only those with `split`) that no
+    step of the run clicked."""
+    goal = " ".join(re.findall(WORD, request.goal))
+    clicked = " ".join(line for line in request.history if line.endswith("-> ok")).casefold()
+    return [name for name in request.names.clickable if (said := " ".join(re.findall(WORD, name)))
+            and (_split_in(goal, name) or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
+            and f"click the {name.casefold()} " not in clicked]
+
+
 def still_to_do(request: PlanRequest) -> list[str]:
     """What the goal plainly asks for that the run has not done on this page: a clickable here it
-    asks to open ("... and go to Messages", "open Preferences") or says split as a verb ("check
-    out" for "Proceed to checkout") that no step has clicked, what its form lacks (form_left), and,
+    asks to open (_to_open), what its form lacks (form_left), and,
     while the page has a field, a text it gives to enter (quoted, or closing the goal after a
     colon: "send this reply: We have issued your refund.") that no step has typed, and a box it
     names to fill ("put the template in the Setup box") that no step has typed into (nor a code
     step filled). While there is one, no finish is offered: a small planner calls a goal done a
     page early."""
-    goal = " ".join(re.findall(WORD, request.goal))
     done = " ".join(line for line in request.history if line.endswith("-> ok"))  # what was done, not tried
-    to_open = [f"click the {name}" for name in request.names.clickable
-               if (said := " ".join(re.findall(WORD, name)))
-               and (re.search(OPENING + re.escape(said) + r"\b", goal, re.I) or _split_in(goal, name))
-               and f"click the {name.casefold()} " not in done.casefold()]
+    to_open = [f"click the {name}" for name in _to_open(request)]
     texts = [text.rstrip(SENTENCE_END) for _, text in _goal_texts(request.goal)]
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
     coded = any(re.search(r"\] code: .* -> ok$", line) for line in request.history)
