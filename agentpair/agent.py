@@ -22,7 +22,7 @@ from agentpair.events import AgentEvent
 from agentpair.executor import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
-from agentpair.plan_grounding import premature_click
+from agentpair.plan_grounding import REFUSED, premature_click
 from agentpair.planner_view import page_state
 from agentpair.render import executor_context
 from agentpair.redaction import Redactor
@@ -250,7 +250,8 @@ class Agent:
                 return
 
     def _steps_done(self, run: _Run) -> int:
-        return sum(1 for r in run.records if r.step.kind != "finish")
+        """Steps taken toward max_steps: not a finish, nor a click refused before it ran (premature_click)."""
+        return sum(1 for r in run.records if r.step.kind != "finish" and not (r.error or "").startswith(REFUSED))
 
     async def _observe(self, rec: RunRecorder, task: Task) -> Observation:
         with rec.span("observe", "tools") as span:

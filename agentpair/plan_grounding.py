@@ -121,7 +121,8 @@ def _act(tool: str, instruction: dict[str, Any]) -> dict[str, Any]:
 def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, Any]]:
     """One act shape per grounded tool the page gives something to do, then one per other tool;
     `values` are what a step may type (typed_values). A box is offered only the verb that turns it
-    (check when off, uncheck when on) and never the one undoing what a step of the run did; a
+    (check when off, uncheck when on) and never the one undoing what a step of the run did, no
+    radio button the goal does not name where it names one, no option a dropdown shows already; a
     step that changed nothing on this very page (request.unchanged) is not offered again, nor a
     field the run has submitted a text into with Enter, as said (no second search), nor a
     side effect the goal does not ask for (_asked_for), nor a click on what the goal rules out
@@ -149,12 +150,15 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
         shapes.append(_act("type", {"type": "string", "pattern": f"^type ({into}) (field|box)( and press Enter)?$"}))
     choices = [f"select {option} in the {said} dropdown" for name, options in names.dropdowns.items()
                for option in _named_options(request.goal, options) if _writable(option)
-               for said in ways_to_name(name)]
+               and names.chosen.get(name) != option for said in ways_to_name(name)]  # not what it shows
     choices = [c for c in choices if c not in done]
     if "select" in tools and choices:
         shapes.append(_act("select", {"enum": choices}))
+    said_words = set(re.findall(WORD, request.goal.casefold()))
+    radios = [b for b in names.boxes if "radio" in names.clickable.get(b, [])]
+    named_radio = any(_named_by(said_words, b) for b in radios)  # then another radio would undo it
     ticks = [f"{'uncheck' if name in names.checked else 'check'} the {said} box" for name in names.boxes
-             for said in ways_to_name(name)]
+             if not (named_radio and name in radios and not _named_by(said_words, name)) for said in ways_to_name(name)]
     set_by_run = {m.group(1) for line in request.history if (m := SET_BOX.search(line))}
     undoing = {t: t.removeprefix("un") if t.startswith("uncheck") else "un" + t for t in ticks}
     ticks = [t for t in ticks if t not in done and undoing[t] not in set_by_run]
@@ -322,7 +326,8 @@ def _goal_texts(goal: str) -> list[tuple[str, str]]:
     closing the goal after a colon ("send the customer this reply: We have issued your refund.")."""
     texts = [(goal[:m.start()], m.group(1) or m.group(2)) for m in re.finditer(r'"([^"]+)"|“([^”]+)”', goal)]
     closing = re.search(r":\s+([^:\"“”]+?)[.!]?$", goal)
-    if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1):
+    if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1) \
+            and not re.match(r"(field|box)\b", closing.group(1)):  # a label's own colon: "the Definition file: field"
         texts.append((goal[:closing.start()], goal[closing.start(1):].rstrip()))  # its full stop its own
     return texts
 
@@ -330,8 +335,6 @@ def _goal_texts(goal: str) -> list[tuple[str, str]]:
 def _aimed_fields(request: PlanRequest, lead: str) -> list[str]:
     """The page's fields the last clause before a text names by one of its words ("this reply" ->
     "Your reply"), never a secret's: where the goal says the text goes."""
-    if any(lead.casefold().endswith(f.rstrip(TRAILING_MARKS).casefold()) for f in request.names.fields):
-        return []  # the colon is a field's own ("Put it in the Definition file: field")
     clause = _words(re.split(r"[,;]| and ", lead)[-1])
     return [f for f in request.names.fields if _words(f) & clause
             and not any(s.replace("_", " ").casefold() in f.casefold() for s in request.secret_names)]

@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 from agentpair.models import FillRequest, FillResult, Step
 from agentpair.plan_grounding import ways_to_name
 from tools.base import Observation, Toolbox
-from tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, option_labels, page_texts, ref_names,
-                            refs_fitting, table_rows, told_apart)
+from tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, main_heading, option_labels,
+                            page_texts, ref_names, refs_fitting, table_rows, told_apart)
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
@@ -180,7 +180,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     integer that asks for a count (COUNTED) also a count up to 20, or, counting rows, the number
     of rows each table has below its header; a string asking for the first (or top) one, what the
     first item of a list or the first row of a table says first (first_items); and a string asking
-    for the name (NAMING) of the thing the instruction names, that thing's name as the page says it.
+    for the name (NAMING) of the thing the instruction names, that thing's name as the page says it
+    (naming none, a name, product or model is the page's main heading: what a product page is about).
     Where the instruction names a thing on the page (its longest text the instruction holds), the
     texts are what the page says of it: its cell in the field's column or the row headed by the
     field's label (table_cells), else its list item (a result, a card, a row: item_texts), less
@@ -196,6 +197,7 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     named = max((t for t in lines if len(t) >= 8 and t.casefold() in said), key=len, default="")
     item = item_texts(observation.snapshot, named) if named else []  # the item the instruction names
     boxes = box_states(observation.snapshot)
+    heading = main_heading(observation.snapshot)
     allowed: dict[str, list[Any]] = {}
     for name, prop in schema.get("properties", {}).items():
         if {"enum", "const", "pattern", "format"} & set(prop):
@@ -213,6 +215,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
                 values = [v for v in first_items(observation.snapshot) if lo <= len(v) <= hi] or values
             elif named and label_words(name) <= NAMING and lo <= len(named) <= hi:  # the named thing's name
                 values = [named]
+            elif not named and label_words(name) <= NAMING - {"title"} and lo <= len(heading) <= hi and heading:
+                values = [heading]  # naming none: the product a page is about (an article's title may not be)
         elif kind in ("integer", "number"):
             counted = kind == "integer" and COUNTED.search(f"{name} {prop.get('description', '')}") is not None
             shown = numbers_in_unit(lines, name) or list(found)

@@ -134,3 +134,34 @@ async def test_steps_that_cannot_change_the_page_are_reported_unchanged_on_it(tm
     await agent.run("click go and type bob", trace=False)
     assert planner.requests[0].unchanged == []
     assert planner.requests[1].unchanged == ["click Go", "type bob into Name"]  # the same page state
+
+
+async def test_a_submit_before_the_form_holds_the_goals_text_is_refused_and_a_repeated_fill_runs_once(
+        tmp_path: Path) -> None:
+    plans = [{"steps": [{"kind": "act", "tool": "click", "instruction": "click the Go button"}]},
+             {"steps": [{"kind": "act", "tool": "type", "instruction": "type Ada Byron King into the Name field"},
+                        {"kind": "act", "tool": "type", "instruction": "type Ada Byron King into the Name field"},
+                        {"kind": "act", "tool": "click", "instruction": "click the Go button"}]},
+             {"steps": [{"kind": "finish", "answer": "done"}]}]
+    planner = ScriptedPlanner(plans)
+    executor = ScriptedExecutor([{"ref": "e1"}, {"ref": "e2", "text": "Ada Byron King"}, {"ref": "e1"}, {"ref": "e1"}])
+    env = SleepyEnvironment()
+    result = await Agent(planner, executor, env, trace_dir=tmp_path).run("Put this in the name: Ada Byron King",
+                                                                         trace=False)
+    assert result.finished
+    assert [name for name, _ in env.calls] == ["type", "click"]  # the early click never ran, the fill ran once
+    assert planner.requests[1].history[-1].endswith(
+        "FAILED: the form does not yet hold what the goal gives: type Ada Byron King into the Name field")
+
+
+def test_a_step_that_left_a_url_as_it_was_twice_is_not_offered_there_again() -> None:
+    from agentpair.agent import _Run
+    from agentpair.models import Task
+    from tools.base import Observation
+
+    run = _Run(Task(goal="buy it"))
+    page = lambda n: Observation(url="http://shop/index.html#help", snapshot=f'- link "Cart ({n})" [ref=e1]')
+    run.left_as_it_was(page(0), "click the Save for later button")
+    assert run.unchanged_on(page(1)) == []  # another state of the page: it may do something there
+    run.left_as_it_was(page(1), "click the Save for later button")
+    assert run.unchanged_on(Observation(url="http://shop/index.html", snapshot="")) == ["click the Save for later button"]

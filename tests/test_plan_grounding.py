@@ -443,3 +443,55 @@ def test_no_finish_before_the_button_the_goal_says_as_two_words() -> None:
     clicked = ['[3] act click: click the Proceed to checkout button {"ref": "e1"} -> ok']
     assert valid(grounded_plan_schema(request(goal=goal, snapshot=cart, history=clicked)), DONE)
     assert valid(grounded_plan_schema(request(goal="Buy one cable.", snapshot=cart)), DONE)
+
+
+def test_a_number_the_goal_names_picks_among_numbered_links() -> None:
+    tickets = """- link "#4817 Refund for order 5501" [ref=e1]
+- link "#4821 Refund for order 5512" [ref=e2]
+- link "Knowledge base" [ref=e3]"""
+    schema = grounded_plan_schema(request(goal="Open ticket #4821 (refund for order 5512) and reply.", snapshot=tickets))
+    assert valid(schema, plan(act("click", "click the Refund for order 5512 link")))
+    assert valid(schema, plan(act("click", "click the Knowledge base link")))  # says no number
+    assert not valid(schema, plan(act("click", "click the Refund for order 5501 link")))
+    anyone = grounded_plan_schema(request(goal="Open the oldest refund ticket.", snapshot=tickets))
+    assert valid(anyone, plan(act("click", "click the Refund for order 5501 link")))  # the goal names no number
+
+
+def test_a_side_effect_is_clicked_once_and_check_out_is_the_next_step() -> None:
+    shop = '- button "Add to cart" [ref=e1]\n- link "View cart" [ref=e2]'
+    goal = "At Voltshop, buy one cable: add it to the cart, then check out as Ada Lovelace."
+    added = ['[1] act click: click the Add to cart button {"ref": "e1"} -> ok']
+    assert valid(grounded_plan_schema(request(goal=goal, snapshot=shop)), plan(act("click", "click the Add to cart button")))
+    assert not valid(grounded_plan_schema(request(goal=goal, snapshot=shop, history=added)),
+                     plan(act("click", "click the Add to cart button")))
+    cart = '- button "Proceed to checkout" [ref=e1]\n- button "Continue shopping" [ref=e2]'
+    at_cart = grounded_plan_schema(request(goal=goal, snapshot=cart, history=added))
+    assert valid(at_cart, plan(act("click", "click the Proceed to checkout button")))
+    assert not valid(at_cart, plan(act("click", "click the Continue shopping button")))
+
+
+def test_a_code_the_goal_gives_after_a_fields_name_goes_there_only() -> None:
+    form = '- textbox "City" [ref=e1]\n- textbox "Postcode" [ref=e2]'
+    goal = "Check out as Ada Lovelace, London, postcode SW1Y 4JH."
+    schema = grounded_plan_schema(request(goal=goal, snapshot=form))
+    assert valid(schema, plan(act("type", "type SW1Y 4JH into the Postcode field")))
+    assert not valid(schema, plan(act("type", "type London into the Postcode field")))
+    assert not valid(schema, plan(act("type", "type SW1Y 4JH into the City field")))
+    assert valid(schema, plan(act("type", "type London into the City field")))
+
+
+def test_a_field_keeps_the_text_the_run_typed_into_it() -> None:
+    form = '- textbox "Full name" [ref=e1]\n- button "Submit" [ref=e2]'
+    typed = ['[2] act type: type Grace Hopper into the Full name field {"ref": "e1", "text": "Grace Hopper"} -> ok']
+    schema = grounded_plan_schema(request(goal="Register Grace Hopper for the Student ticket.", snapshot=form, history=typed))
+    assert not valid(schema, plan(act("type", "type Student into the Full name field")))
+    assert valid(schema, plan(act("type", "type Grace Hopper into the Full name field")))  # a misspelt fill, mended
+
+
+def test_no_other_radio_than_the_one_the_goal_names_nor_the_option_already_shown() -> None:
+    schema = grounded_plan_schema(request(goal=REGISTER_GOAL, snapshot=REGISTER))
+    assert valid(schema, plan(act("check", "check the L box")))
+    assert not valid(schema, plan(act("check", "check the M box")))
+    unnamed = grounded_plan_schema(request(goal=REGISTER_GOAL.replace("vegetarian meals", "a meal"), snapshot=REGISTER))
+    assert not valid(unnamed, plan(act("select", "select No preference in the Meals dropdown")))  # shown already
+    assert valid(unnamed, plan(act("select", "select Vegetarian in the Meals dropdown")))

@@ -188,6 +188,12 @@ def first_items(snapshot: str) -> list[str]:
     return firsts
 
 
+def main_heading(snapshot: str) -> str:
+    """The page's first top-level heading (`heading "..." [level=1]`), "" when it has none."""
+    return next((node.name for node in walk_elements(snapshot)
+                 if node.role == "heading" and "[level=1]" in node.attrs and node.name), "")
+
+
 BOXES = {"checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"}
 
 
