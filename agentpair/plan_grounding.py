@@ -122,7 +122,7 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     """One act shape per grounded tool the page gives something to do, then one per other tool;
     `values` are what a step may type (typed_values). A box is offered only the verb that turns it
     (check when off, uncheck when on) and never the one undoing what a step of the run did, no
-    radio button the goal does not name where it names one, no option a dropdown shows already; a
+    radio button the goal does not name where it names one; a
     step that changed nothing on this very page (request.unchanged) is not offered again, nor a
     field the run has submitted a text into with Enter, as said (no second search), nor a
     side effect the goal does not ask for (_asked_for), nor a click on what the goal rules out
@@ -150,7 +150,7 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
         shapes.append(_act("type", {"type": "string", "pattern": f"^type ({into}) (field|box)( and press Enter)?$"}))
     choices = [f"select {option} in the {said} dropdown" for name, options in names.dropdowns.items()
                for option in _named_options(request.goal, options) if _writable(option)
-               and names.chosen.get(name) != option for said in ways_to_name(name)]  # not what it shows
+               for said in ways_to_name(name)]
     choices = [c for c in choices if c not in done]
     if "select" in tools and choices:
         shapes.append(_act("select", {"enum": choices}))
