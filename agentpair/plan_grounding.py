@@ -76,6 +76,8 @@ def _runs(words: list[str], start: int) -> list[str]:
     """The runs of up to MAX_VALUE_WORDS words from `start` a value can be (see typed_values)."""
     found: dict[str, None] = {}
     for end in range(start + 1, min(start + MAX_VALUE_WORDS, len(words)) + 1):
+        if end == start + 1 < len(words) and words[start].isdigit():
+            continue  # a bare number the goal's words run on from ("2 m", "12 St James's Square") is no value
         run = " ".join(words[start:end]).lstrip(OPENERS).rstrip(CLOSERS)
         for value in (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
             found.setdefault(value, None)
@@ -121,8 +123,8 @@ def _act(tool: str, instruction: dict[str, Any]) -> dict[str, Any]:
 def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, Any]]:
     """One act shape per grounded tool the page gives something to do, then one per other tool;
     `values` are what a step may type (typed_values). A box is offered only the verb that turns it
-    (check when off, uncheck when on) and never the one undoing what a step of the run did, no
-    radio button the goal does not name where it names one; a
+    (check when off, uncheck when on) and never the one undoing what a step of the run did, nor
+    a box the goal leaves alone (_not_to_check); a
     step that changed nothing on this very page (request.unchanged) is not offered again, nor a
     field the run has submitted a text into with Enter, as said (no second search), nor a
     side effect the goal does not ask for (_asked_for), nor a click on what the goal rules out
@@ -154,11 +156,9 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     choices = [c for c in choices if c not in done]
     if "select" in tools and choices:
         shapes.append(_act("select", {"enum": choices}))
-    said_words = set(re.findall(WORD, request.goal.casefold()))
-    radios = [b for b in names.boxes if "radio" in names.clickable.get(b, [])]
-    named_radio = any(_named_by(said_words, b) for b in radios)  # then another radio would undo it
+    leave = _not_to_check(request)
     ticks = [f"{'uncheck' if name in names.checked else 'check'} the {said} box" for name in names.boxes
-             if not (named_radio and name in radios and not _named_by(said_words, name)) for said in ways_to_name(name)]
+             if name in names.checked or name not in leave for said in ways_to_name(name)]
     set_by_run = {m.group(1) for line in request.history if (m := SET_BOX.search(line))}
     undoing = {t: t.removeprefix("un") if t.startswith("uncheck") else "un" + t for t in ticks}
     ticks = [t for t in ticks if t not in done and undoing[t] not in set_by_run]
@@ -194,6 +194,19 @@ def _done_side_effects(history: list[str]) -> set[str]:
     """The clicks with a side effect (SIDE_EFFECTS: "Add ... to cart") the run has made: once is the order."""
     made = (m.group(1) for m in map(CLICKED.search, history) if m)
     return {c for c in made if c.removeprefix("click the ").split(" ", 1)[0].casefold() in SIDE_EFFECTS}
+
+
+def _not_to_check(request: PlanRequest) -> set[str]:
+    """The boxes a goal that names one of their kind leaves alone: other radio buttons where it names
+    one (checking one would undo it), and, where it says "the Python workshop only", the other
+    boxes sharing a word with the one it names ("Rust workshop")."""
+    names, said = request.names, set(re.findall(WORD, request.goal.casefold()))
+    named = [b for b in names.boxes if _named_by(said, b)]
+    radios = [b for b in names.boxes if "radio" in names.clickable.get(b, [])]
+    out = {b for b in radios if not _named_by(said, b)} if set(named) & set(radios) else set()
+    if re.search(r"\bonly\b", request.goal, re.I):
+        out |= {b for b in names.boxes if b not in named and any(_words(b) & _words(n) for n in named)}
+    return out
 
 
 def _by_number(goal: str, clicks: list[str]) -> list[str]:

@@ -494,3 +494,9 @@ def test_no_other_radio_than_the_one_the_goal_names() -> None:
     assert not valid(schema, plan(act("check", "check the M box")))
     unnamed = grounded_plan_schema(request(goal=REGISTER_GOAL.replace("size L", "size"), snapshot=REGISTER))
     assert valid(unnamed, plan(act("check", "check the M box")))  # the goal names none: any
+    workshops = REGISTER + '\n- checkbox "Python workshop" [ref=e9]\n- checkbox "Rust workshop" [ref=e10]'
+    for goal, rust in ((REGISTER_GOAL.replace("Hopper:", "Hopper, the Python workshop only:"), False),
+                       (REGISTER_GOAL.replace("Hopper:", "Hopper, the Python workshop:"), True)):
+        schema = grounded_plan_schema(request(goal=goal, snapshot=workshops))
+        assert valid(schema, plan(act("check", "check the Python workshop box")))
+        assert valid(schema, plan(act("check", "check the Rust workshop box"))) == rust  # "only" leaves it alone
