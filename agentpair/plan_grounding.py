@@ -79,6 +79,8 @@ def _runs(words: list[str], start: int) -> list[str]:
         if end == start + 1 < len(words) and words[start].isdigit():
             continue  # a bare number the goal's words run on from ("2 m", "12 St James's Square") is no value
         run = " ".join(words[start:end]).lstrip(OPENERS).rstrip(CLOSERS)
+        if "(not" in words[start:end]:
+            break  # it runs into what the goal rules out ("2 m (not the 1 m cable)")
         for value in (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
             found.setdefault(value, None)
     return list(found)
@@ -259,6 +261,8 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
         own = own or [v for v in values if v not in taken and field in aimed.get(v.rstrip(SENTENCE_END), [field])]
         if had := next((kept[said] for said in ways_to_name(field) if said in kept), None):
             own = [v for v in own if v == had]  # what the run typed here, again at most (a misspelt fill)
+        else:  # and not what it typed into another field
+            own = [v for v in own if v not in kept.values()]
         groups.setdefault(tuple(own), []).extend(ways_to_name(field))
     return [(list(own), fields) for own, fields in groups.items() if own and fields]
 
