@@ -18,12 +18,10 @@ import re
 from typing import Any
 
 from agentpair.planner import TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
+from agentpair.goal_words import (SENTENCE_END, WORD, by_number, goal_texts, labelled_values, named_by, named_options,
+                                  ruled_out_words, said_split, value_runs, word_set)
 from agentpair.planner_view import BOX_ROLES, PageNames
 
-MAX_VALUE_WORDS = 12
-OPENERS = "\"'“‘([{<"
-CLOSERS = "\"'”’)]}>,;:"
-SENTENCE_END = ".!?"
 ESCAPED = set("|?*+()[]{}")  # a backslash makes these literal in both Python's re and llama.cpp's
 CLASSED = set(".$")  # llama.cpp keeps "\." as an escape its grammar rejects: "[.]" instead
 GROUNDED_TOOLS = ("click", "type", "select", "check", "go_back")
@@ -42,8 +40,6 @@ CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
 TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
-COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
-WORD = r"\w(?:[\w'.-]*\w)?"
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 
 
@@ -62,7 +58,7 @@ def typed_values(request: PlanRequest) -> list[str]:
     """What a step may type: every run of up to MAX_VALUE_WORDS of the goal's words (quotes and
     brackets off its ends; with and without a closing full stop), extracted values, placeholders."""
     words = request.goal.split()
-    found = {value: None for start in range(len(words)) for value in _runs(words, start)}
+    found = {value: None for start in range(len(words)) for value in value_runs(words, start)}
     for item in request.memory:
         for value in (item.values() if isinstance(item, dict) else [item]):
             if isinstance(value, (str, int, float)) and not isinstance(value, bool):
@@ -70,28 +66,6 @@ def typed_values(request: PlanRequest) -> list[str]:
     for name in request.secret_names:
         found.setdefault("{{secret:" + name + "}}", None)
     return [value for value in found if _writable(value)]
-
-
-def _runs(words: list[str], start: int) -> list[str]:
-    """The runs of up to MAX_VALUE_WORDS words from `start` a value can be (see typed_values)."""
-    found: dict[str, None] = {}
-    for end in range(start + 1, min(start + MAX_VALUE_WORDS, len(words)) + 1):
-        if end == start + 1 < len(words) and words[start].isdigit():
-            continue  # a bare number the goal's words run on from ("2 m", "12 St James's Square") is no value
-        run = " ".join(words[start:end]).lstrip(OPENERS).rstrip(CLOSERS)
-        if "(not" in words[start:end]:
-            break  # it runs into what the goal rules out ("2 m (not the 1 m cable)")
-        for value in (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
-            found.setdefault(value, None)
-    return list(found)
-
-
-def _labelled(goal: str, field: str) -> list[str]:
-    """The codes the goal gives right after a word of the field's name ("postcode SW1Y 4JH" for the
-    Postcode field: a value with a digit), which go into that field and no other."""
-    label, words = _words(field, letters_only=True), re.sub(r'"[^"]*"|“[^”]*”', '""', goal).split()  # not in quotes
-    return [v for i, w in enumerate(words[:-1]) if w.casefold().strip(OPENERS + CLOSERS) in label
-            and any(c.isdigit() for c in words[i + 1]) for v in _runs(words, i + 1)]
 
 
 def ways_to_name(name: str) -> list[str]:
@@ -130,16 +104,16 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     step that changed nothing on this very page (request.unchanged) is not offered again, nor a
     field the run has submitted a text into with Enter, as said (no second search), nor a
     side effect the goal does not ask for (_asked_for), nor a click on what the goal rules out
-    (_ruled_out)."""
+    (ruled_out_words)."""
     names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
     shapes = []
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
               for role in dict.fromkeys(roles) if role not in BOX_ROLES  # a box is checked, not clicked
               for said in ways_to_name(name) for told in _telling(names, name)]
-    ruled_out, goal_words = _ruled_out(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
+    ruled_out, goal_words = ruled_out_words(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
     clicks = [c for c in clicks if c not in done and _asked_for(goal_words, c)
-              and not any(words <= _words(c) for words in ruled_out)]
-    clicks = [c for c in _by_number(request.goal, clicks) if c not in _done_side_effects(request.history)]
+              and not any(words <= word_set(c) for words in ruled_out)]
+    clicks = [c for c in by_number(request.goal, clicks) if c not in _done_side_effects(request.history)]
     said_split = [c for c in clicks if any(c.startswith(f"click the {said} ") for name in _to_open(request, split=True)
                                            for said in ways_to_name(name))]
     if said_split and not names.fields:  # "check out" here, and nothing to fill: the goal's next step
@@ -153,7 +127,7 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
         into = "|".join(f"{_one_of(vals)} into the {_one_of(fields)}" for vals, fields in typing)
         shapes.append(_act("type", {"type": "string", "pattern": f"^type ({into}) (field|box)( and press Enter)?$"}))
     choices = [f"select {option} in the {said} dropdown" for name, options in names.dropdowns.items()
-               for option in _named_options(request.goal, options) if _writable(option)
+               for option in named_options(request.goal, options) if _writable(option)
                for said in ways_to_name(name)]
     choices = [c for c in choices if c not in done]
     if "select" in tools and choices:
@@ -177,21 +151,6 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     return shapes
 
 
-def _words(text: str, letters_only: bool = False) -> set[str]:
-    """The text's words, lower case, less COMMON_WORDS (with letters_only, digits split words off)."""
-    return {w for w in re.findall(r"[^\W\d_]+" if letters_only else r"[^\W_]+", text.casefold())
-            if w not in COMMON_WORDS}
-
-
-def _ruled_out(goal: str) -> list[set[str]]:
-    """What the goal says not to pick, as word sets: "(not the 1 m cable or the charger)" ->
-    {1, m, cable}, {charger}; a click whose words hold one of them is not offered."""
-    out = []
-    for clause in re.findall(r"\bnot (?:an? |the )?([^,.;:()]+)", goal, re.I):
-        out += [w for part in re.split(r"\bor (?:an? |the )?", clause) if (w := _words(part))]
-    return out
-
-
 def _done_side_effects(history: list[str]) -> set[str]:
     """The clicks with a side effect (SIDE_EFFECTS: "Add ... to cart") the run has made: once is the order."""
     made = (m.group(1) for m in map(CLICKED.search, history) if m)
@@ -203,22 +162,12 @@ def _not_to_check(request: PlanRequest) -> set[str]:
     one (checking one would undo it), and, where it says "the Python workshop only", the other
     boxes sharing a word with the one it names ("Rust workshop")."""
     names, said = request.names, set(re.findall(WORD, request.goal.casefold()))
-    named = [b for b in names.boxes if _named_by(said, b)]
+    named = [b for b in names.boxes if named_by(said, b)]
     radios = [b for b in names.boxes if "radio" in names.clickable.get(b, [])]
-    out = {b for b in radios if not _named_by(said, b)} if set(named) & set(radios) else set()
+    out = {b for b in radios if not named_by(said, b)} if set(named) & set(radios) else set()
     if re.search(r"\bonly\b", request.goal, re.I):
-        out |= {b for b in names.boxes if b not in named and any(_words(b) & _words(n) for n in named)}
+        out |= {b for b in names.boxes if b not in named and any(word_set(b) & word_set(n) for n in named)}
     return out
-
-
-def _by_number(goal: str, clicks: list[str]) -> list[str]:
-    """Where the goal names a thing by a number of three or more digits (ticket #4821, order 5512)
-    and some clicks say it, not the clicks that say only other such numbers (ticket #4817)."""
-    numbers = lambda text: set(re.findall(r"(?<![\w.,])\d{3,}(?![\w.,]\d)", text))
-    named = numbers(goal)
-    if not any(numbers(c) & named for c in clicks):
-        return clicks
-    return [c for c in clicks if not numbers(c) or numbers(c) & named]
 
 
 def _asked_for(goal_words: set[str], click: str) -> bool:
@@ -243,7 +192,7 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
     into takes no other; no field the run submitted a text into (`submitted`, as said) takes more."""
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
     emails = [v for v in values if EMAIL.match(v)]
-    aimed = {text.rstrip(SENTENCE_END): fields for lead, text in _goal_texts(request.goal)
+    aimed = {text.rstrip(SENTENCE_END): fields for lead, text in goal_texts(request.goal)
              if (fields := _aimed_fields(request, lead))}
     owned: dict[str, list[str]] = {}
     for field in request.names.fields:
@@ -251,7 +200,7 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
         if not own and emails and "mail" in field.casefold():
             own = emails
         if not own:
-            own = [v for v in _labelled(request.goal, field) if v in values]
+            own = [v for v in labelled_values(request.goal, field) if v in values]
         if not submitted & set(ways_to_name(field)):
             owned[field] = own
     taken = {v for own in owned.values() for v in own} | set(secrets)
@@ -265,15 +214,6 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
             own = [v for v in own if v not in kept.values()]
         groups.setdefault(tuple(own), []).extend(ways_to_name(field))
     return [(list(own), fields) for own, fields in groups.items() if own and fields]
-
-
-def _named_options(goal: str, options: list[str]) -> list[str]:
-    """The options of a dropdown the goal names by a word only that option (or some) says
-    ("Express shipping" -> "Express (next day, $7)"); all of them when it names none."""
-    shared = set.intersection(*(_words(o, letters_only=True) for o in options)) if options else set()
-    said = _words(goal, letters_only=True)
-    named = [o for o in options if (_words(o, letters_only=True) - shared) & said]
-    return named or options
 
 
 def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
@@ -300,12 +240,6 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     return plan_object(steps)
 
 
-def _split_in(goal: str, name: str) -> bool:
-    """The goal says a long word of the name as two, as a verb: "check out" for "Proceed to checkout"."""
-    return any(re.search(r"\b(?:" + "|".join(f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1)) + r")\b", goal, re.I)
-               for w in re.findall(r"[^\W\d_]{6,}", name))
-
-
 def _to_open(request: PlanRequest, split: bool = False) -> list[str]:
     """The clickables here the goal asks to open ("... and go to Messages", "open Preferences") or
     says split as a verb ("check out" for "Proceed to checkout"; only those with `split`) that no
@@ -313,7 +247,7 @@ def _to_open(request: PlanRequest, split: bool = False) -> list[str]:
     goal = " ".join(re.findall(WORD, request.goal))
     clicked = " ".join(line for line in request.history if line.endswith("-> ok")).casefold()
     return [name for name in request.names.clickable if (said := " ".join(re.findall(WORD, name)))
-            and (_split_in(goal, name) or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
+            and (said_split(goal, name) or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
             and f"click the {name.casefold()} " not in clicked]
 
 
@@ -327,7 +261,7 @@ def still_to_do(request: PlanRequest) -> list[str]:
     page early."""
     done = " ".join(line for line in request.history if line.endswith("-> ok"))  # what was done, not tried
     to_open = [f"click the {name}" for name in _to_open(request)]
-    texts = [text.rstrip(SENTENCE_END) for _, text in _goal_texts(request.goal)]
+    texts = [text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)]
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
     coded = any(re.search(r"\] code: .* -> ok$", line) for line in request.history)
     to_fill = [f"fill the {box} box" for box in re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", request.goal)
@@ -338,29 +272,12 @@ def still_to_do(request: PlanRequest) -> list[str]:
     return to_open + to_type + to_fill + [step for _, step in form_left(request)] + unsent
 
 
-def _goal_texts(goal: str) -> list[tuple[str, str]]:
-    """The texts the goal gives to enter, each with the words that lead to it: quoted ones, and one
-    closing the goal after a colon ("send the customer this reply: We have issued your refund.")."""
-    texts = [(goal[:m.start()], m.group(1) or m.group(2)) for m in re.finditer(r'"([^"]+)"|“([^”]+)”', goal)]
-    closing = re.search(r":\s+([^:\"“”]+?)[.!]?$", goal)
-    if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1) \
-            and not re.match(r"(field|box)\b", closing.group(1)):  # a label's own colon: "the Definition file: field"
-        texts.append((goal[:closing.start()], goal[closing.start(1):].rstrip()))  # its full stop its own
-    return texts
-
-
 def _aimed_fields(request: PlanRequest, lead: str) -> list[str]:
     """The page's fields the last clause before a text names by one of its words ("this reply" ->
     "Your reply"), never a secret's: where the goal says the text goes."""
-    clause = _words(re.split(r"[,;]| and ", lead)[-1])
-    return [f for f in request.names.fields if _words(f) & clause
+    clause = word_set(re.split(r"[,;]| and ", lead)[-1])
+    return [f for f in request.names.fields if word_set(f) & clause
             and not any(s.replace("_", " ").casefold() in f.casefold() for s in request.secret_names)]
-
-
-def _named_by(goal_words: set[str], name: str) -> bool:
-    """Every word of the name (COMMON_WORDS aside) is one of the goal's, give or take a plural s."""
-    words = {w for w in re.findall(WORD, name.casefold()) if w not in COMMON_WORDS}
-    return bool(words) and all({w, w.removesuffix("s"), w + "s"} & goal_words for w in words)
 
 
 def form_left(request: PlanRequest) -> list[tuple[str, str]]:
@@ -372,15 +289,15 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     a small planner submits a form half filled; after such a refusal, the plan must do these."""
     names, done = request.names, " ".join(line for line in request.history if line.endswith("-> ok"))
     goal_words = set(re.findall(WORD, request.goal.casefold()))
-    ruled_out = _ruled_out(request.goal)
+    ruled_out = ruled_out_words(request.goal)
     left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
-            and _named_by(goal_words, box) and not any(r <= _words(box) for r in ruled_out)
+            and named_by(goal_words, box) and not any(r <= word_set(box) for r in ruled_out)
             and f"uncheck the {box.casefold()} box" not in done.casefold() and (said := ways_to_name(box))]
     for name, options in names.dropdowns.items():
-        named = _named_options(request.goal, options)
+        named = named_options(request.goal, options)
         if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):
             left.append(("select", f"select {named[0]} in the {said[0]} dropdown"))
-    for lead, text in _goal_texts(request.goal):
+    for lead, text in goal_texts(request.goal):
         fields = [said[0] for f in _aimed_fields(request, lead) if (said := ways_to_name(f))]
         if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
             left.append(("type", f"type {text} into the {fields[0]} field"))

@@ -1,0 +1,93 @@
+"""How the grounded plan schema (plan_grounding) reads a goal's words: the runs of them a value can
+be, which of a page's names and options it names, what it rules out, the texts it gives to
+enter, the numbers it picks things by."""
+
+from __future__ import annotations
+
+import re
+
+MAX_VALUE_WORDS = 12
+OPENERS = "\"'“‘([{<"
+CLOSERS = "\"'”’)]}>,;:"
+SENTENCE_END = ".!?"
+COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
+WORD = r"\w(?:[\w'.-]*\w)?"
+
+
+def value_runs(words: list[str], start: int) -> list[str]:
+    """The runs of up to MAX_VALUE_WORDS words from `start` a value can be (see typed_values)."""
+    found: dict[str, None] = {}
+    for end in range(start + 1, min(start + MAX_VALUE_WORDS, len(words)) + 1):
+        if end == start + 1 < len(words) and words[start].isdigit():
+            continue  # a bare number the goal's words run on from ("2 m", "12 St James's Square") is no value
+        run = " ".join(words[start:end]).lstrip(OPENERS).rstrip(CLOSERS)
+        if "(not" in words[start:end]:
+            break  # it runs into what the goal rules out ("2 m (not the 1 m cable)")
+        for value in (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
+            found.setdefault(value, None)
+    return list(found)
+
+
+def labelled_values(goal: str, field: str) -> list[str]:
+    """The codes the goal gives right after a word of the field's name ("postcode SW1Y 4JH" for the
+    Postcode field: a value with a digit), which go into that field and no other."""
+    label, words = word_set(field, letters_only=True), re.sub(r'"[^"]*"|“[^”]*”', '""', goal).split()  # not in quotes
+    return [v for i, w in enumerate(words[:-1]) if w.casefold().strip(OPENERS + CLOSERS) in label
+            and any(c.isdigit() for c in words[i + 1]) for v in value_runs(words, i + 1)]
+
+
+def word_set(text: str, letters_only: bool = False) -> set[str]:
+    """The text's words, lower case, less COMMON_WORDS (with letters_only, digits split words off)."""
+    return {w for w in re.findall(r"[^\W\d_]+" if letters_only else r"[^\W_]+", text.casefold())
+            if w not in COMMON_WORDS}
+
+
+def named_by(goal_words: set[str], name: str) -> bool:
+    """Every word of the name (COMMON_WORDS aside) is one of the goal's, give or take a plural s."""
+    words = {w for w in re.findall(WORD, name.casefold()) if w not in COMMON_WORDS}
+    return bool(words) and all({w, w.removesuffix("s"), w + "s"} & goal_words for w in words)
+
+
+def ruled_out_words(goal: str) -> list[set[str]]:
+    """What the goal says not to pick, as word sets: "(not the 1 m cable or the charger)" ->
+    {1, m, cable}, {charger}; a click whose words hold one of them is not offered."""
+    out = []
+    for clause in re.findall(r"\bnot (?:an? |the )?([^,.;:()]+)", goal, re.I):
+        out += [w for part in re.split(r"\bor (?:an? |the )?", clause) if (w := word_set(part))]
+    return out
+
+
+def named_options(goal: str, options: list[str]) -> list[str]:
+    """The options of a dropdown the goal names by a word only that option (or some) says
+    ("Express shipping" -> "Express (next day, $7)"); all of them when it names none."""
+    shared = set.intersection(*(word_set(o, letters_only=True) for o in options)) if options else set()
+    said = word_set(goal, letters_only=True)
+    named = [o for o in options if (word_set(o, letters_only=True) - shared) & said]
+    return named or options
+
+
+def by_number(goal: str, clicks: list[str]) -> list[str]:
+    """Where the goal names a thing by a number of three or more digits (ticket #4821, order 5512)
+    and some clicks say it, not the clicks that say only other such numbers (ticket #4817)."""
+    numbers = lambda text: set(re.findall(r"(?<![\w.,])\d{3,}(?![\w.,]\d)", text))
+    named = numbers(goal)
+    if not any(numbers(c) & named for c in clicks):
+        return clicks
+    return [c for c in clicks if not numbers(c) or numbers(c) & named]
+
+
+def said_split(goal: str, name: str) -> bool:
+    """The goal says a long word of the name as two, as a verb: "check out" for "Proceed to checkout"."""
+    return any(re.search(r"\b(?:" + "|".join(f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1)) + r")\b", goal, re.I)
+               for w in re.findall(r"[^\W\d_]{6,}", name))
+
+
+def goal_texts(goal: str) -> list[tuple[str, str]]:
+    """The texts the goal gives to enter, each with the words that lead to it: quoted ones, and one
+    closing the goal after a colon ("send the customer this reply: We have issued your refund.")."""
+    texts = [(goal[:m.start()], m.group(1) or m.group(2)) for m in re.finditer(r'"([^"]+)"|“([^”]+)”', goal)]
+    closing = re.search(r":\s+([^:\"“”]+?)[.!]?$", goal)
+    if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1) \
+            and not re.match(r"(field|box)\b", closing.group(1)):  # a label's own colon: "the Definition file: field"
+        texts.append((goal[:closing.start()], goal[closing.start(1):].rstrip()))  # its full stop its own
+    return texts
