@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from agentpair.plan_grounding import REFUSED, premature_click
 from agentpair.planner_view import page_state
 from agentpair.render import executor_context
 from agentpair.redaction import Redactor
+from agentpair.run_state import RunState
 from agentpair.single_model import single_model_request
 from agentpair.step_work import fill_requests, tool_call
 from agentpair.tracing import RunRecorder, default_trace_path
@@ -33,31 +33,6 @@ from tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask
 
 
 IDEMPOTENT = {"check", "select", "type"}  # tools whose step, said twice, does what it did once
-
-
-class _Run:
-    """Mutable state of one run."""
-
-    def __init__(self, task: Task) -> None:
-        self.task = task
-        self.memory: list[Any] = []
-        self.records: list[StepRecord] = []
-        self.iteration = 0
-        self.answer: Any = None
-        self.unchanged: dict[str, list[str]] = {}  # page_state -> act steps that left that page as it was
-        self.inert: dict[str, Counter[str]] = {}  # URL (no fragment) -> how often each step left it as it was
-        self.finished = False
-        self.stop_reason = ""
-
-    def left_as_it_was(self, observation: Observation, instruction: str) -> None:
-        self.unchanged.setdefault(page_state(observation), []).append(instruction)
-        self.inert.setdefault(observation.url.split("#")[0], Counter())[instruction] += 1
-
-    def unchanged_on(self, observation: Observation) -> list[str]:
-        """The steps not to offer again here: those that left this very page state as it was, and
-        those that did so twice on this URL in any state (a "Save for later" that never does a thing)."""
-        twice = [i for i, n in self.inert.get(observation.url.split("#")[0], Counter()).items() if n >= 2]
-        return list(dict.fromkeys([*self.unchanged.get(page_state(observation), []), *twice]))
 
 
 class Agent:
@@ -199,7 +174,7 @@ class Agent:
                 "startup_s": self.startup_s}
 
     async def _run(self, task: Task, rec: RunRecorder) -> RunResult:
-        run = _Run(task)
+        run = RunState(task)
         started = time.time_ns()
         with rec.span(f"invoke_agent {self.name}", attributes={
             "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": self.name,
@@ -225,7 +200,7 @@ class Agent:
             trace_path=str(rec.path) if rec.path else None,
         )
 
-    async def _loop(self, run: _Run, rec: RunRecorder) -> None:
+    async def _loop(self, run: RunState, rec: RunRecorder) -> None:
         task = run.task
         toolbox = Toolbox([*self.browser.tools(), *self.extra_tools])
         if hasattr(self.browser, "start_task"):
@@ -249,7 +224,7 @@ class Agent:
             if run.finished:
                 return
 
-    def _steps_done(self, run: _Run) -> int:
+    def _steps_done(self, run: RunState) -> int:
         """Steps taken toward max_steps: not a finish, nor a click refused before it ran (premature_click)."""
         return sum(1 for r in run.records if r.step.kind != "finish" and not (r.error or "").startswith(REFUSED))
 
@@ -263,7 +238,7 @@ class Agent:
             span.set("agentpair.observation", observation)
         return observation
 
-    async def _plan(self, rec: RunRecorder, run: _Run, observation: Observation, toolbox: Toolbox) -> PlanReply:
+    async def _plan(self, rec: RunRecorder, run: RunState, observation: Observation, toolbox: Toolbox) -> PlanReply:
         if self.single_model:
             request = single_model_request(run.task, observation, run.memory, run.records, list(toolbox))
         else:
@@ -292,7 +267,7 @@ class Agent:
                                                    for s in reply.plan.steps))
         return reply
 
-    async def _execute(self, rec: RunRecorder, run: _Run, plan: Plan, observation: Observation,
+    async def _execute(self, rec: RunRecorder, run: RunState, plan: Plan, observation: Observation,
                        toolbox: Toolbox) -> Observation:
         """Carry out a plan's steps; return the observation the next planner call should see. A step
         that sets a box, an option or a field (IDEMPOTENT) is run once however often the plan says it."""
@@ -324,7 +299,7 @@ class Agent:
                 pending = pending[len(batch):]
         return await self._observe(rec, run.task) if acted else observation
 
-    async def _fill(self, rec: RunRecorder, run: _Run, steps: list[Step], observation: Observation,
+    async def _fill(self, rec: RunRecorder, run: RunState, steps: list[Step], observation: Observation,
                     toolbox: Toolbox) -> list[list[FillResult]]:
         """One batched executor call for every step that reads this observation."""
         context = executor_context(run.task, observation, run.memory)
@@ -351,7 +326,7 @@ class Agent:
             index += len(reqs)
         return grouped
 
-    async def _act(self, rec: RunRecorder, run: _Run, step: Step, fills: list[FillResult],
+    async def _act(self, rec: RunRecorder, run: RunState, step: Step, fills: list[FillResult],
                    toolbox: Toolbox, observation: Observation) -> tuple[StepRecord, ToolResult | None]:
         record = StepRecord(iteration=run.iteration, step=step, fill=fills[0] if fills else None)
         error = next((f.error for f in fills if f.error), None)
@@ -393,7 +368,7 @@ class Agent:
             span.set("gen_ai.tool.call.result", result)
         return result
 
-    def _finish(self, rec: RunRecorder, run: _Run, step: Step) -> None:
+    def _finish(self, rec: RunRecorder, run: RunState, step: Step) -> None:
         answer = step.answer
         if answer is None and run.memory:
             answer = run.memory[-1]

@@ -155,11 +155,11 @@ async def test_a_submit_before_the_form_holds_the_goals_text_is_refused_and_a_re
 
 
 def test_a_step_that_left_a_url_as_it_was_twice_is_not_offered_there_again() -> None:
-    from agentpair.agent import _Run
+    from agentpair.run_state import RunState
     from agentpair.models import Task
     from tools.base import Observation
 
-    run = _Run(Task(goal="buy it"))
+    run = RunState(Task(goal="buy it"))
     page = lambda n: Observation(url="http://shop/index.html#help", snapshot=f'- link "Cart ({n})" [ref=e1]')
     run.left_as_it_was(page(0), "click the Save for later button")
     assert run.unchanged_on(page(1)) == []  # another state of the page: it may do something there
