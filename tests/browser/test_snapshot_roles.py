@@ -158,14 +158,14 @@ def test_an_extraction_reads_words_and_numbers_the_page_shows() -> None:
   - link "Reviews" [ref=e4]:
     - /url: /reviews/77""")
     schema = {"type": "object", "properties": {
-        "name": {"type": "string", "maxLength": 20}, "price": {"type": "number"}, "ram": {"type": "integer"},
+        "label": {"type": "string", "maxLength": 20}, "price": {"type": "number"}, "ram": {"type": "integer"},
         "color": {"type": "string", "enum": ["red"]}, "ok": {"type": "boolean"}, "row_count": {"type": "integer"},
         "reviews": {"type": "integer", "description": "how many reviews"}}}
     allowed = page_values(page, schema)
-    assert set(allowed) == {"/name", "/price", "/ram", "/row_count", "/reviews"}  # enums, booleans: the schema's
-    assert {"", "Nimbus 14 Pro", "16 GB", "parcels", "Parcel 7"} <= set(allowed["/name"])
-    assert all(len(v) <= 20 for v in allowed["/name"]) and "heading" not in allowed["/name"]
-    assert not any("ref=" in v or "/reviews" in v for v in allowed["/name"])  # no syntax, no link targets
+    assert set(allowed) == {"/label", "/price", "/ram", "/row_count", "/reviews"}  # enums, booleans: the schema's
+    assert {"", "Nimbus 14 Pro", "16 GB", "parcels", "Parcel 7"} <= set(allowed["/label"])
+    assert all(len(v) <= 20 for v in allowed["/label"]) and "heading" not in allowed["/label"]
+    assert not any("ref=" in v or "/reviews" in v for v in allowed["/label"])  # no syntax, no link targets
     assert allowed["/price"] == [14.0, 1299.5, 16.0, 7.0]  # the lines' numbers, the URL's path's, commas dropped
     assert allowed["/ram"] == [14, 16, 7]  # read off the page
     assert allowed["/row_count"][:3] == [14, 16, 7] and set(allowed["/row_count"]) == set(range(21)) | {14, 16, 7}
@@ -330,4 +330,9 @@ def test_the_name_of_the_thing_the_instruction_names_is_its_name() -> None:
                        refs=["e1", "e2"])
     schema = {"type": "object", "properties": {"name": {"type": "string"}, "price_usd": {"type": "number"}}}
     assert page_values(page, schema, "extract the price of the Nimbus 14 Pro")["/name"] == ["Nimbus 14 Pro"]
-    assert "" in page_values(page, schema, "extract the price of this laptop")["/name"]  # names nothing: as before
+    # naming nothing, the name is what the page is about: its main heading
+    assert page_values(page, schema, "extract the name and price in US dollars")["/name"] == ["Nimbus 14 Pro"]
+    plain = Observation(snapshot='- paragraph [ref=e1]: Nimbus 14 Pro costs $1,499.00', refs=["e1"])
+    assert "" in page_values(plain, schema, "extract the name and price")["/name"]  # no heading: as before
+    titled = {"type": "object", "properties": {"title": {"type": "string"}}}  # an article's title need not be it
+    assert "" in page_values(page, titled, "extract the title")["/title"]
