@@ -114,10 +114,12 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     clicks = [c for c in clicks if c not in done and _asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
     clicks = [c for c in by_number(request.goal, clicks) if c not in _done_side_effects(request.history)]
-    said_split = [c for c in clicks if any(c.startswith(f"click the {said} ") for name in _to_open(request, split=True)
-                                           for said in ways_to_name(name))]
-    if said_split and not names.fields:  # "check out" here, and nothing to fill: the goal's next step
-        return [_act("click", {"enum": said_split})]
+    typed = " ".join(line for line in request.history if line.endswith("-> ok"))
+    signed_in = bool(request.secret_names) and all("{{secret:" + n + "}}" in typed for n in request.secret_names)
+    next_up = [c for c in clicks if any(c.startswith(f"click the {said} ") for name in _to_open(request, split=not signed_in)
+                                        for said in ways_to_name(name))]
+    if next_up and not names.fields:  # "check out", or after signing in "go to Messages", here with nothing to fill
+        return [_act("click", {"enum": next_up})]
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     submitted = [m for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(3)) == m.group(1)]

@@ -500,3 +500,14 @@ def test_no_other_radio_than_the_one_the_goal_names() -> None:
         schema = grounded_plan_schema(request(goal=goal, snapshot=workshops))
         assert valid(schema, plan(act("check", "check the Python workshop box")))
         assert valid(schema, plan(act("check", "check the Rust workshop box"))) == rust  # "only" leaves it alone
+
+
+def test_once_signed_in_a_link_the_goal_asks_to_open_here_is_the_next_step() -> None:
+    home = '- link "Messages" [ref=e1]\n- link "Help" [ref=e2]'
+    goal = "Sign in as toli.lolalo with password {{secret:password}} and go to Messages."
+    before = grounded_plan_schema(request(goal=goal, snapshot=home))
+    assert valid(before, plan(act("click", "click the Help link")))  # not signed in yet: any link
+    signed = ['[1] act type: type {{secret:password}} into the Password field {"ref": "e2"} -> ok']
+    after = grounded_plan_schema(request(goal=goal, snapshot=home, history=signed))
+    assert valid(after, plan(act("click", "click the Messages link")))
+    assert not valid(after, plan(act("click", "click the Help link")))
