@@ -21,7 +21,7 @@ from agentpair.events import AgentEvent
 from agentpair.executor import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
-from agentpair.plan_grounding import REFUSED, premature_click
+from agentpair.plan_grounding import REFUSED, is_button_click, premature_click
 from agentpair.planner_view import page_state
 from agentpair.render import executor_context
 from agentpair.redaction import Redactor
@@ -332,7 +332,8 @@ class Agent:
         error = next((f.error for f in fills if f.error), None)
         if step.kind == "act" and not fills and step.args is None:
             error = f"unknown tool {step.tool!r} (known: {', '.join(toolbox.names())})"
-        if step.tool == "click" and not error and not self.single_model:  # a submit before the form is filled
+        # a submit before the form is filled: only a button click needs the page's names built again
+        if step.tool == "click" and is_button_click(step.instruction) and not error and not self.single_model:
             error = premature_click(plan_request(run.task, observation, run.memory, run.records, []), step.instruction)
             if error:  # and not offered again on this page as it is
                 run.unchanged.setdefault(page_state(observation), []).append(step.instruction)

@@ -114,8 +114,8 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
     clicks = [c for c in clicks if c not in done and _asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
     clicks = [c for c in by_number(request.goal, clicks) if c not in _done_side_effects(request.history)]
-    typed = " ".join(line for line in request.history if line.endswith("-> ok"))
-    signed_in = bool(request.secret_names) and all("{{secret:" + n + "}}" in typed for n in request.secret_names)
+    done_text = _done(request)
+    signed_in = bool(request.secret_names) and all("{{secret:" + n + "}}" in done_text for n in request.secret_names)
     next_up = [c for c in clicks if any(c.startswith(f"click the {said} ") for name in _to_open(request, split=not signed_in)
                                         for said in ways_to_name(name))]
     if next_up and not names.fields:  # "check out", or after signing in "go to Messages", here with nothing to fill
@@ -242,12 +242,17 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     return plan_object(steps)
 
 
+def _done(request: PlanRequest) -> str:
+    """The history lines of the steps that were done (-> ok), not only tried, as one text."""
+    return " ".join(line for line in request.history if line.endswith("-> ok"))
+
+
 def _to_open(request: PlanRequest, split: bool = False) -> list[str]:
     """The clickables here the goal asks to open ("... and go to Messages", "open Preferences") or
     says split as a verb ("check out" for "Proceed to checkout"; only those with `split`) that no
     step of the run clicked."""
     goal = " ".join(re.findall(WORD, request.goal))
-    clicked = " ".join(line for line in request.history if line.endswith("-> ok")).casefold()
+    clicked = _done(request).casefold()
     return [name for name in request.names.clickable if (said := " ".join(re.findall(WORD, name)))
             and (said_split(goal, name) or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
             and f"click the {name.casefold()} " not in clicked]
@@ -261,7 +266,7 @@ def still_to_do(request: PlanRequest) -> list[str]:
     names to fill ("put the template in the Setup box") that no step has typed into (nor a code
     step filled). While there is one, no finish is offered: a small planner calls a goal done a
     page early."""
-    done = " ".join(line for line in request.history if line.endswith("-> ok"))  # what was done, not tried
+    done = _done(request)
     to_open = [f"click the {name}" for name in _to_open(request)]
     texts = [text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)]
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
@@ -289,7 +294,7 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     another, a text it gives for a field it names ("this reply: ...") never typed. While there is
     one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
     a small planner submits a form half filled; after such a refusal, the plan must do these."""
-    names, done = request.names, " ".join(line for line in request.history if line.endswith("-> ok"))
+    names, done = request.names, _done(request)
     goal_words = set(re.findall(WORD, request.goal.casefold()))
     ruled_out = ruled_out_words(request.goal)
     left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
@@ -306,9 +311,14 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     return left
 
 
+def is_button_click(instruction: str) -> bool:
+    """A step that clicks a button, as the grounded schema words it ("click the Send reply button")."""
+    return re.match(r"click the .+ button\b", instruction) is not None
+
+
 def premature_click(request: PlanRequest, instruction: str) -> str | None:
     """Why a step clicking a button must wait (what form_left finds on the page), else None."""
-    left = form_left(request) if re.match(r"click the .+ button\b", instruction) else []
+    left = form_left(request) if is_button_click(instruction) else []
     return REFUSED + "; ".join(step for _, step in left) if left else None
 
 
