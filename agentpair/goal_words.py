@@ -58,8 +58,12 @@ def ruled_out_words(goal: str) -> list[set[str]]:
 
 
 def named_options(goal: str, options: list[str]) -> list[str]:
-    """The options of a dropdown the goal names by a word only that option (or some) says
-    ("Express shipping" -> "Express (next day, $7)"); all of them when it names none."""
+    """The options of a dropdown the goal names: those it says whole ("to 15 minutes", of "5 minutes,
+    15 minutes, 60 minutes"), else those it names by a word only they say ("Express shipping" ->
+    "Express (next day, $7)"); all of them when it names none."""
+    whole = [o for o in options if o.strip() and re.search(r"(?<!\w)" + re.escape(o) + r"(?!\w)", goal, re.I)]
+    if whole:
+        return whole
     shared = set.intersection(*(word_set(o, letters_only=True) for o in options)) if options else set()
     said = word_set(goal, letters_only=True)
     named = [o for o in options if (word_set(o, letters_only=True) - shared) & said]
@@ -91,3 +95,12 @@ def goal_texts(goal: str) -> list[tuple[str, str]]:
             and not re.match(r"(field|box)\b", closing.group(1)):  # a label's own colon: "the Definition file: field"
         texts.append((goal[:closing.start()], goal[closing.start(1):].rstrip()))  # its full stop its own
     return texts
+
+
+def task_words(goal: str) -> set[str]:
+    """The goal's words (as it writes them) less those of an opening clause that only says where ("In the Cirrus cloud
+    console, ...", "On Voltshop, ...", "Foo: ..."): the words that say what to do there."""
+    where = re.match(r"(?:(?:on|at|in|from)\s+(?:the\s+)?)?([^,:;.]{1,40})[,:]\s", goal, re.I)
+    said = goal[where.end():] if where and (where.group(0)[:2].casefold() in ("on", "at", "in", "fr")
+                                            or where.group(0).rstrip().endswith(":")) else goal
+    return set(re.findall(WORD, said))

@@ -19,7 +19,7 @@ from typing import Any
 
 from agentpair.planner import TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.goal_words import (SENTENCE_END, WORD, by_number, goal_texts, labelled_values, named_by, named_options,
-                                  ruled_out_words, said_split, value_runs, word_set)
+                                  ruled_out_words, said_split, task_words, value_runs, word_set)
 from agentpair.planner_view import BOX_ROLES, PageNames
 
 ESCAPED = set("|?*+()[]{}")  # a backslash makes these literal in both Python's re and llama.cpp's
@@ -40,6 +40,9 @@ CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
 TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
+SETTING = re.compile(r"\b(?:set|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
+DISCLOSURE = re.compile(r"click the (?:show|more|advanced|expand|see more|view more)\b.* button$", re.I)
+LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 
 
@@ -120,6 +123,10 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
                                         for said in ways_to_name(name))]
     if next_up and not names.fields:  # "check out", or after signing in "go to Messages", here with nothing to fill
         return [_act("click", {"enum": next_up})]
+    if hidden := _hidden_setting(request, clicks):  # what the goal sets is behind "Show advanced options"
+        clicks = hidden
+    elif not names.fields and (signed_in or not request.secret_names):  # the way to sign in may say any words
+        clicks = _named_links(request, clicks)
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     submitted = [m for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(3)) == m.group(1)]
@@ -129,6 +136,7 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
         into = "|".join(f"{_one_of(vals)} into the {_one_of(fields)}" for vals, fields in typing)
         shapes.append(_act("type", {"type": "string", "pattern": f"^type ({into}) (field|box)( and press Enter)?$"}))
     choices = [f"select {option} in the {said} dropdown" for name, options in names.dropdowns.items()
+               if _names_an_option(request.goal, options)
                for option in named_options(request.goal, options) if _writable(option)
                for said in ways_to_name(name)]
     choices = [c for c in choices if c not in done]
@@ -151,6 +159,45 @@ def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, An
                 continue  # it did nothing here once: any other wording would do nothing too
             shapes.append(_act(tool, {"type": "string", "pattern": f"^{_literal(verb)}( [^\"\\\\]*)?$"}))
     return shapes
+
+
+def _named_links(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """On a page with nothing to fill, where the goal names links here it has not clicked, those links
+    and the buttons, no other link: "set the session timeout (it is a security setting)" opens
+    Security, not Profile. The goal names a link by words it says in lower case, as a thing to go
+    to, beyond where it says the site is (task_words) and the texts it gives to enter; a capitalised
+    word is often part of another name ("the Forum day", a "(Press)" ticket) that a link happens
+    to share, so where the goal names one so, it is left to the planner which link to open."""
+    words = task_words(request.goal) - {w for _, text in goal_texts(request.goal) for w in re.findall(WORD, text)}
+    lower, clicked = {w for w in words if w.islower()}, _done(request)
+    links = {c: m.group(1) for c in clicks if (m := LINK_CLICK.match(c))}
+    named = {name: word_set(name) <= lower for name, roles in request.names.clickable.items()
+             if "link" in roles and word_set(name) and word_set(name) <= {w.casefold() for w in words}}
+    if not named or not all(named.values()):
+        return clicks
+    chosen = [c for c, said in links.items() if any(said in ways_to_name(n) for n in named)
+              and f"click the {said} link " not in clicked]
+    return [c for c in clicks if c in chosen or c not in links] if chosen else clicks
+
+
+def _hidden_setting(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """The clicks that show more of a form ("Show advanced options", "More settings") where the goal
+    sets a setting ("set the session timeout to 15 minutes") no field, dropdown or box of it is
+    named for: it is behind one of them, and saving before would save the rest unchanged."""
+    names = request.names
+    settings = [word_set(m.group(1)) for m in SETTING.finditer(request.goal)]
+    here = [word_set(n) for n in [*names.fields, *names.dropdowns, *names.boxes]]
+    if not settings or not here or all(any(wanted <= n for n in here) for wanted in settings):
+        return []  # no form here (a menu's "More" button is another matter) or every setting on it
+    return [c for c in clicks if DISCLOSURE.match(c)]
+
+
+def _names_an_option(goal: str, options: list[str]) -> bool:
+    """The goal names an option of this dropdown (named_options): a dropdown it names none of is left
+    as it is ("Do not change any other setting"; a small planner picks some option where nothing
+    asks for one)."""
+    return len(named_options(goal, options)) < len(options) or len(options) == 1 == len(
+        [o for o in options if o.casefold() in goal.casefold()])
 
 
 def _done_side_effects(history: list[str]) -> set[str]:
@@ -273,10 +320,11 @@ def still_to_do(request: PlanRequest) -> list[str]:
     coded = any(re.search(r"\] code: .* -> ok$", line) for line in request.history)
     to_fill = [f"fill the {box} box" for box in re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", request.goal)
                if not coded and f"into the {box.casefold()} " not in done.casefold()]
+    hidden = _hidden_setting(request, [f"click the {name} button" for name in request.names.clickable])
     last = request.history[-1] if request.history else ""
     unsent = ["send what was typed"] if request.names.fields and " and press Enter" not in last and re.search(
         r"\] (act type|code): .*-> ok$", last) else []
-    return to_open + to_type + to_fill + [step for _, step in form_left(request)] + unsent
+    return to_open + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden
 
 
 def _aimed_fields(request: PlanRequest, lead: str) -> list[str]:

@@ -277,7 +277,7 @@ def test_secrets_and_email_addresses_go_into_the_fields_named_for_them() -> None
     assert not valid(plain, plan(act("type", "type {{secret:password}} into the Notes field")))  # a secret never
 
 
-def test_a_dropdown_offers_the_options_the_goal_names_else_all() -> None:
+def test_a_dropdown_offers_the_options_the_goal_names_and_none_names_none() -> None:
     shop = """- combobox "Delivery" [ref=e1]:
   - option "Standard (5-7 days)" [selected]
   - option "Express (2 days)"
@@ -288,7 +288,36 @@ def test_a_dropdown_offers_the_options_the_goal_names_else_all() -> None:
     schema = grounded_plan_schema(request(goal="Buy the mug with express shipping.", snapshot=shop))
     assert valid(schema, plan(act("select", "select Express (2 days) in the Delivery dropdown")))
     assert not valid(schema, plan(act("select", "select Priority (1 day) in the Delivery dropdown")))
-    assert valid(schema, plan(act("select", "select Spain in the Country dropdown")))  # named none: any
+    assert not valid(schema, plan(act("select", "select Spain in the Country dropdown")))  # named none: left alone
+    timeouts = """- combobox "Session timeout" [ref=e1]:
+  - option "5 minutes"
+  - option "15 minutes"
+  - option "60 minutes" [selected]"""
+    schema = grounded_plan_schema(request(goal="Set the session timeout to 15 minutes.", snapshot=timeouts))
+    assert valid(schema, plan(act("select", "select 15 minutes in the Session timeout dropdown")))  # said whole
+    assert not valid(schema, plan(act("select", "select 5 minutes in the Session timeout dropdown")))
+
+
+def test_a_setting_the_goal_sets_that_the_form_hides_is_shown_before_anything_else() -> None:
+    security = """- combobox "Two-factor authentication" [ref=e1]:
+  - option "Optional"
+  - option "Required" [selected]
+- button "Show advanced options" [ref=e2]
+- button "Save security settings" [ref=e3]
+- link "Profile" [ref=e4]"""
+    goal = "Set the session timeout to 15 minutes and save it. Do not change any other setting."
+    schema = grounded_plan_schema(request(goal=goal, snapshot=security))
+    assert valid(schema, plan(act("click", "click the Show advanced options button")))
+    assert not valid(schema, plan(act("click", "click the Save security settings button")))
+    assert not valid(schema, plan(act("select", "select Optional in the Two-factor authentication dropdown")))
+    assert not valid(schema, DONE)
+    shown = security + """
+- combobox "Session timeout" [ref=e5]:
+  - option "15 minutes"
+  - option "60 minutes" [selected]"""
+    schema = grounded_plan_schema(request(goal=goal, snapshot=shown))
+    assert valid(schema, plan(act("select", "select 15 minutes in the Session timeout dropdown"),
+                              act("click", "click the Save security settings button")))
 
 
 def test_no_finish_while_a_box_the_goal_names_to_fill_is_unfilled() -> None:
@@ -511,3 +540,26 @@ def test_once_signed_in_a_link_the_goal_asks_to_open_here_is_the_next_step() -> 
     after = grounded_plan_schema(request(goal=goal, snapshot=home, history=signed))
     assert valid(after, plan(act("click", "click the Messages link")))
     assert not valid(after, plan(act("click", "click the Help link")))
+
+
+def test_on_a_page_with_nothing_to_fill_the_links_the_goal_names_are_the_ones_offered() -> None:
+    menu = ('- link "Cirrus console" [ref=e1]\n- link "Settings" [ref=e2]\n- link "Profile" [ref=e3]\n'
+            '- link "Security" [ref=e4]\n- button "Sign out" [ref=e5]')
+    goal = "In the Cirrus cloud console, set the session timeout to 15 minutes (it is a security setting) and save it."
+
+    def schema(snapshot: str = menu, goal: str = goal, history: tuple[str, ...] = ()) -> dict[str, object]:
+        return grounded_plan_schema(PlanRequest(goal=goal, page=compact_page(snapshot), names=page_names(snapshot),
+                                                tools=browser_tools(), history=list(history)))
+
+    assert valid(schema(), plan(act("click", "click the Security link")))
+    assert valid(schema(), plan(act("click", "click the Sign out button")))  # buttons stay: a menu may hide the way
+    assert not valid(schema(), plan(act("click", "click the Profile link")))
+    assert not valid(schema(), plan(act("click", "click the Cirrus console link")))  # only says where the task is
+    opened = ('[1] act click: click the Security link {"ref": "e4"} -> ok',)
+    assert valid(schema(history=opened), plan(act("click", "click the Profile link")))  # each named one clicked: any
+    with_field = menu + '\n- textbox "Search" [ref=e6]'
+    assert valid(schema(with_field), plan(act("click", "click the Profile link")))  # a page to fill: any
+    # a capitalised name may be another thing's ("the Security day"): the planner picks the link
+    assert valid(schema(goal="Book a seat at the Security day."), plan(act("click", "click the Profile link")))
+    reply = "Open your account and send this reply: the security fix is out now."  # words to type name nothing
+    assert valid(schema(goal=reply), plan(act("click", "click the Profile link")))
