@@ -31,9 +31,41 @@ def value_runs(words: list[str], start: int) -> list[str]:
 def labelled_values(goal: str, field: str) -> list[str]:
     """The codes the goal gives right after a word of the field's name ("postcode SW1Y 4JH" for the
     Postcode field: a value with a digit), which go into that field and no other."""
-    label, words = word_set(field, letters_only=True), re.sub(r'"[^"]*"|“[^”]*”', '""', goal).split()  # not in quotes
-    return [v for i, w in enumerate(words[:-1]) if w.casefold().strip(OPENERS + CLOSERS) in label
-            and any(c.isdigit() for c in words[i + 1]) for v in value_runs(words, i + 1)]
+    words = _unquoted(goal).split()
+    return [v for i in _label_positions(words, field) for v in value_runs(words, i + 1)]
+
+
+def listed_before(goal: str, field: str, count: int) -> list[str]:
+    """What the goal lists, comma by comma, right before a code it labels with a word of the field's
+    name (labelled_values), nearest first, for the `count` fields the form has right before that
+    one: "as Ada Lovelace, 12 St James's Square, London, postcode SW1Y 4JH" gives ["London",
+    "12 St James's Square", "Ada Lovelace"] for City, Street address, Full name: segments whose
+    words all start with a capital or a digit, up to one that only ends so (with a capital), whose
+    end is the last."""
+    words = _unquoted(goal).split()
+    at = next(iter(_label_positions(words, field)), None)
+    if at is None or not at or not words[at - 1].endswith(","):
+        return []
+    listed = []
+    for segment in " ".join(words[:at]).rstrip(",").split(",")[::-1][:count]:
+        said = segment.split()
+        named = next((i for i in range(len(said)) if all(w[0].isupper() or w[0].isdigit() for w in said[i:])), len(said))
+        if named < len(said) and (not named or any(w[0].isupper() for w in said[named:])):
+            listed.append(" ".join(said[named:]))
+        if named:  # "then check out as Ada Lovelace": its name ends the list
+            break
+    return listed
+
+
+def _unquoted(goal: str) -> str:
+    return re.sub(r'"[^"]*"|“[^”]*”', '""', goal)
+
+
+def _label_positions(words: list[str], field: str) -> list[int]:
+    """Where a word of the field's name stands right before a word with a digit (a labelled code)."""
+    label = word_set(field, letters_only=True)
+    return [i for i, w in enumerate(words[:-1]) if w.casefold().strip(OPENERS + CLOSERS) in label
+            and any(c.isdigit() for c in words[i + 1])]
 
 
 def word_set(text: str, letters_only: bool = False) -> set[str]:

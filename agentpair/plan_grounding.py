@@ -18,8 +18,8 @@ import re
 from typing import Any
 
 from agentpair.planner import TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
-from agentpair.goal_words import (SENTENCE_END, WORD, by_number, goal_texts, labelled_values, named_by, named_options,
-                                  ruled_out_words, said_split, task_words, value_runs, word_set)
+from agentpair.goal_words import (SENTENCE_END, WORD, by_number, goal_texts, labelled_values, listed_before, named_by,
+                                  named_options, ruled_out_words, said_split, task_words, value_runs, word_set)
 from agentpair.planner_view import BOX_ROLES, PageNames
 
 ESCAPED = set("|?*+()[]{}")  # a backslash makes these literal in both Python's re and llama.cpp's
@@ -42,6 +42,7 @@ SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 SETTING = re.compile(r"\b(?:set|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
 DISCLOSURE = re.compile(r"click the (?:show|more|advanced|expand|see more|view more)\b.* button$", re.I)
+OPTIONAL = re.compile(r"\boptional\b", re.I)
 LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 
@@ -99,33 +100,55 @@ def _act(tool: str, instruction: dict[str, Any]) -> dict[str, Any]:
     return step_shape("act", {"tool": {"const": tool}}, ["tool"], instruction)
 
 
-def _grounded_acts(request: PlanRequest, values: list[str]) -> list[dict[str, Any]]:
-    """One act shape per grounded tool the page gives something to do, then one per other tool;
-    `values` are what a step may type (typed_values). A box is offered only the verb that turns it
-    (check when off, uncheck when on) and never the one undoing what a step of the run did, nor
-    a box the goal leaves alone (_not_to_check); a
-    step that changed nothing on this very page (request.unchanged) is not offered again, nor a
-    field the run has submitted a text into with Enter, as said (no second search), nor a
-    side effect the goal does not ask for (_asked_for), nor a click on what the goal rules out
-    (ruled_out_words)."""
-    names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
-    shapes = []
+def _clicks(request: PlanRequest) -> list[str]:
+    """The clicks offered on this page: no box (a box is checked), no step that changed nothing on this
+    very page (request.unchanged), no side effect the goal does not ask for (_asked_for) or the run
+    made already, no click on what the goal rules out (ruled_out_words), nor on a thing numbered
+    other than the goal numbers it (by_number)."""
+    names, done = request.names, set(request.unchanged)
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
-              for role in dict.fromkeys(roles) if role not in BOX_ROLES  # a box is checked, not clicked
+              for role in dict.fromkeys(roles) if role not in BOX_ROLES
               for said in ways_to_name(name) for told in _telling(names, name)]
     ruled_out, goal_words = ruled_out_words(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
     clicks = [c for c in clicks if c not in done and _asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
-    clicks = [c for c in by_number(request.goal, clicks) if c not in _done_side_effects(request.history)]
-    done_text = _done(request)
-    signed_in = bool(request.secret_names) and all("{{secret:" + n + "}}" in done_text for n in request.secret_names)
-    next_up = [c for c in clicks if any(c.startswith(f"click the {said} ") for name in _to_open(request, split=not signed_in)
-                                        for said in ways_to_name(name))]
-    if next_up and not names.fields:  # "check out", or after signing in "go to Messages", here with nothing to fill
-        return [_act("click", {"enum": next_up})]
+    return [c for c in by_number(request.goal, clicks) if c not in _done_side_effects(request.history)]
+
+
+def _signed_in(request: PlanRequest) -> bool:
+    done = _done(request)
+    return bool(request.secret_names) and all("{{secret:" + n + "}}" in done for n in request.secret_names)
+
+
+def _next_up(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """On a page with nothing to fill, the clicks that are plainly the next step, when there are such:
+    a clickable the goal asks to open ("check out" for "Proceed to checkout"; once signed in "go to
+    Messages": _to_open), else, once the run has added to the cart what the goal checks out, the way
+    to the cart ("View cart"), not another product's "Add to cart"."""
+    if request.names.fields:
+        return []
+    opened = [ways_to_name(name) for name in _to_open(request, split=not _signed_in(request))]
+    next_up = [c for c in clicks if any(c.startswith(f"click the {said} ") for said_all in opened for said in said_all)]
+    added = any("cart" in c.casefold() for c in _done_side_effects(request.history))
+    clicked = [m.group(1) for m in map(CLICKED.search, request.history) if m]
+    if next_up or not added or not said_split(request.goal, "checkout") or any(said_split(request.goal, c) for c in clicked):
+        return next_up  # (once it has checked out, the cart is behind it)
+    return [c for c in clicks if re.search(r"\b(?:cart|basket)\b", c, re.I)
+            and c.removeprefix("click the ").split(" ", 1)[0].casefold() not in SIDE_EFFECTS]
+
+
+def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -> list[dict[str, Any]]:
+    """One act shape per grounded tool the page gives something to do, then one per other tool;
+    `values` are what a step may type (typed_values), `clicks` what it may click (_clicks). A box is
+    offered only the verb that turns it (check when off, uncheck when on) and never the one undoing
+    what a step of the run did, nor a box the goal leaves alone (_not_to_check); no step that
+    changed nothing on this very page (request.unchanged) is offered again, nor a field the run has
+    submitted a text into with Enter, as said (no second search)."""
+    names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
+    shapes = []
     if hidden := _hidden_setting(request, clicks):  # what the goal sets is behind "Show advanced options"
         clicks = hidden
-    elif not names.fields and (signed_in or not request.secret_names):  # the way to sign in may say any words
+    elif not names.fields and (_signed_in(request) or not request.secret_names):  # the way to sign in: any words
         clicks = _named_links(request, clicks)
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
@@ -222,8 +245,11 @@ def _not_to_check(request: PlanRequest) -> set[str]:
 def _asked_for(goal_words: set[str], click: str) -> bool:
     """A click whose button says it adds, buys, deletes, subscribes... (its first word) is offered
     only when the goal asks for that kind of thing (to shop, to delete...): no "Notify me", "Add
-    to wishlist" or "Add to cart" on a task that only reads. ("Save" also submits forms: not one.)"""
+    to wishlist" or "Add to cart" on a task that only reads, no "Save for later" on one that buys.
+    ("Save" alone also submits forms: not one.)"""
     name = click.removeprefix("click the ").casefold()
+    if name.startswith("save for later"):  # a shop's bookmark, not a form's save
+        return "later" in goal_words
     verb = name.split(" ", 1)[0]
     if verb not in SIDE_EFFECTS or (verb == "add" and " to " not in name):  # "Add a service" creates
         return True
@@ -236,27 +262,30 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
     only into the fields named after it (the password into "Password", never into a page's
     "identity check" box), and they take nothing else; e-mail addresses go into the fields that
     say "mail" where the page has such, and those take nothing else, as a value the goal gives
-    after a word of a field's name takes that field ("postcode SW1Y 4JH"); a text the goal aims at
+    after a word of a field's name takes that field ("postcode SW1Y 4JH"), and the fields right before
+    that one what the goal lists right before it, in order (listed_before); a text the goal aims at
     fields ("this reply: ...", _aimed_fields) goes only into those; a field the run typed a text
     into takes no other; no field the run submitted a text into (`submitted`, as said) takes more."""
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
     emails = [v for v in values if EMAIL.match(v)]
     aimed = {text.rstrip(SENTENCE_END): fields for lead, text in goal_texts(request.goal)
              if (fields := _aimed_fields(request, lead))}
+    listed = _listed(request)
     owned: dict[str, list[str]] = {}
     for field in request.names.fields:
         own = [v for v, name in secrets.items() if name in field.casefold()]
         if not own and emails and "mail" in field.casefold():
             own = emails
         if not own:
-            own = [v for v in labelled_values(request.goal, field) if v in values]
+            own = [v for v in labelled_values(request.goal, field) or listed.get(field, [])[:1] if v in values]
         if not submitted & set(ways_to_name(field)):
             owned[field] = own
     taken = {v for own in owned.values() for v in own} | set(secrets)
     kept = {m.group(2): m.group(1) for m in map(TYPED_OK.search, request.history) if m}
     groups: dict[tuple[str, ...], list[str]] = {}
     for field, own in owned.items():
-        own = own or [v for v in values if v not in taken and field in aimed.get(v.rstrip(SENTENCE_END), [field])]
+        if not own and not OPTIONAL.search(field):  # an optional field the goal gives nothing for stays empty
+            own = [v for v in values if v not in taken and field in aimed.get(v.rstrip(SENTENCE_END), [field])]
         if had := next((kept[said] for said in ways_to_name(field) if said in kept), None):
             own = [v for v in own if v == had]  # what the run typed here, again at most (a misspelt fill)
         else:  # and not what it typed into another field
@@ -276,7 +305,10 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     if left and any(REFUSED in line for line in request.history):  # a submit was refused: fill the form
         return plan_object([_act(tool, {"enum": [step for t, step in left if t == tool]}) for tool in dict.fromkeys(
             t for t, _ in left)], max_steps=len(left))
-    steps = _grounded_acts(request, values)
+    clicks = _clicks(request)
+    if next_up := _next_up(request, clicks):  # the only step
+        return plan_object([_act("click", {"enum": next_up})])
+    steps = _grounded_acts(request, values, clicks)
     unread = _unread(request)
     if unread != {}:
         schema = {"type": "object"} if unread is None else {"const": unread}
@@ -335,11 +367,27 @@ def _aimed_fields(request: PlanRequest, lead: str) -> list[str]:
             and not any(s.replace("_", " ").casefold() in f.casefold() for s in request.secret_names)]
 
 
+def _listed(request: PlanRequest) -> dict[str, list[str]]:
+    """The fields right before one the goal labels a code for ("postcode SW1Y 4JH"), each with what
+    the goal lists for it (listed_before), then that field with its code as given whole; in the
+    form's order."""
+    fields, listed = request.names.fields, {}
+    for k, field in enumerate(fields):
+        for before, said in zip(fields[:k][::-1], listed_before(request.goal, field, k)):
+            listed.setdefault(before, [said])
+        codes = [v for v in labelled_values(request.goal, field) if v[-1].isalnum()
+                 and re.search(re.escape(v) + r"(?:[,;.]|$)", request.goal)]
+        if codes and k and fields[k - 1] in listed:
+            listed.setdefault(field, codes[:1])
+    return {field: listed[field] for field in fields if field in listed}
+
+
 def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     """What the goal gives for this page's form that the form does not hold yet, as the (tool,
     instruction) steps that put it there: a box it names ("Accept the code of conduct", "T-shirt
     size L") that is off, a dropdown one option of which it names ("vegetarian meals") showing
-    another, a text it gives for a field it names ("this reply: ...") never typed. While there is
+    another, a value it lists for an address form field ("..., London, postcode SW1Y 4JH": _listed)
+    or a text it gives for a field it names ("this reply: ...") never typed. While there is
     one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
     a small planner submits a form half filled; after such a refusal, the plan must do these."""
     names, done = request.names, _done(request)
@@ -352,6 +400,11 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         named = named_options(request.goal, options)
         if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):
             left.append(("select", f"select {named[0]} in the {said[0]} dropdown"))
+    typed = {m.group(2).casefold() for m in map(TYPED_OK.search, request.history) if m}
+    for field, value in _listed(request).items():
+        said = ways_to_name(field)
+        if said and not typed & {n.casefold() for n in said}:
+            left.append(("type", f"type {value[0]} into the {said[0]} field"))
     for lead, text in goal_texts(request.goal):
         fields = [said[0] for f in _aimed_fields(request, lead) if (said := ways_to_name(f))]
         if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:

@@ -333,12 +333,14 @@ def test_a_button_with_a_side_effect_is_offered_only_when_the_goal_asks_for_it()
     product = """- button "Add to cart" [ref=e1]
 - button "Save for later" [ref=e2]
 - button "Notify me" [ref=e3]
-- link "Reviews" [ref=e4]"""
+- link "Reviews" [ref=e4]
+- button "Save" [ref=e5]"""
     read = grounded_plan_schema(request(goal="What are the price and warranty of the Teal mug?", snapshot=product))
     for side_effect in ("Add to cart", "Notify me"):
         assert not valid(read, plan(act("click", f"click the {side_effect} button")))
     assert valid(read, plan(act("click", "click the Reviews link")))
-    assert valid(read, plan(act("click", "click the Save for later button")))  # "save" also submits forms
+    assert valid(read, plan(act("click", "click the Save button")))  # "save" also submits forms
+    assert not valid(read, plan(act("click", "click the Save for later button")))  # but this one bookmarks
     buy = grounded_plan_schema(request(goal="I want the Teal mug, shipped to Lisbon.", snapshot=product))
     assert valid(buy, plan(act("click", "click the Add to cart button")))
     assert not valid(buy, plan(act("click", "click the Notify me button")))
@@ -507,6 +509,22 @@ def test_a_code_the_goal_gives_after_a_fields_name_goes_there_only() -> None:
     assert not valid(schema, plan(act("type", "type London into the Postcode field")))
     assert not valid(schema, plan(act("type", "type SW1Y 4JH into the City field")))
     assert valid(schema, plan(act("type", "type London into the City field")))
+    address = ('- textbox "Full name" [ref=e1]\n- textbox "Street address" [ref=e2]\n- textbox "City" [ref=e3]\n'
+               '- textbox "Postcode" [ref=e4]')
+    goal = "Buy the cable, 2 m, then check out as Ada Lovelace, 12 St James's Square, London, postcode SW1Y 4JH."
+    schema = grounded_plan_schema(request(goal=goal, snapshot=address))  # the list before it, field by field
+    for value, field in (("Ada Lovelace", "Full name"), ("12 St James's Square", "Street address"), ("London", "City")):
+        assert valid(schema, plan(act("type", f"type {value} into the {field} field")))
+    for value, field in (("2 m", "Street address"), ("12 St James's Square", "City"), ("London", "Full name")):
+        assert not valid(schema, plan(act("type", f"type {value} into the {field} field")))
+    gift = grounded_plan_schema(request(goal=goal, snapshot=address + '\n- textbox "Gift message (optional)" [ref=e5]'))
+    assert not valid(gift, plan(act("type", "type 2 m into the Gift message (optional) field")))  # given nothing
+    named = ['[1] act type: type Ada Lovelace into the Full name field {"ref": "e1", "text": "Ada Lovelace"} -> ok']
+    assert premature_click(request(goal=goal, snapshot=address + '\n- button "Place order" [ref=e6]', history=named),
+                           "click the Place order button") == ("the form does not yet hold what the goal gives: "
+                                                               "type 12 St James's Square into the Street address field; "
+                                                               "type London into the City field; "
+                                                               "type SW1Y 4JH into the Postcode field")
 
 
 def test_a_field_keeps_the_text_the_run_typed_into_it() -> None:
@@ -563,3 +581,23 @@ def test_on_a_page_with_nothing_to_fill_the_links_the_goal_names_are_the_ones_of
     assert valid(schema(goal="Book a seat at the Security day."), plan(act("click", "click the Profile link")))
     reply = "Open your account and send this reply: the security fix is out now."  # words to type name nothing
     assert valid(schema(goal=reply), plan(act("click", "click the Profile link")))
+
+
+def test_once_added_to_the_cart_the_way_to_the_cart_is_the_next_step() -> None:
+    shop = ('- button "Add Braided cable, 2 m to cart" [ref=e1]: Add to cart\n- button "Save for later" [ref=e2]\n'
+            '- button "Add USB-C charger to cart" [ref=e3]: Add to cart\n- link "Help" [ref=e4]\n- link "View cart" [ref=e5]')
+    goal = "At Voltshop, buy one braided cable, 2 m: add it to the cart, then check out as Ada Lovelace."
+    before = grounded_plan_schema(request(goal=goal, snapshot=shop))
+    assert valid(before, plan(act("click", "click the Add Braided cable, 2 m to cart button")))
+    assert not valid(before, plan(act("click", "click the Save for later button")))  # a bookmark, not asked for
+    added = ['[1] act click: click the Add Braided cable, 2 m to cart button {"ref": "e1"} -> ok']
+    after = grounded_plan_schema(request(goal=goal, snapshot=shop, history=added))
+    assert valid(after, plan(act("click", "click the View cart link")))
+    for other in ("click the Help link", "click the Add USB-C charger to cart button"):
+        assert not valid(after, plan(act("click", other)))
+    assert not valid(after, plan({"kind": "extract", "instruction": "read the cart", "schema": {"type": "object"}}))
+    cart = '- button "Proceed to checkout" [ref=e1]\n- link "Cart (1)" [ref=e2]'
+    at_cart = grounded_plan_schema(request(goal=goal, snapshot=cart, history=added))
+    assert valid(at_cart, plan(act("click", "click the Proceed to checkout button")))
+    assert not valid(at_cart, plan(act("click", "click the Cart link")))
+    assert not valid(at_cart, plan({"kind": "extract", "instruction": "read the cart", "schema": {"type": "object"}}))
