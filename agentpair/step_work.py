@@ -10,6 +10,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
+from agentpair.page_template import hole_values, shown_template, with_holes
 from agentpair.plan_grounding import ways_to_name
 from tools.base import Observation, Toolbox
 from tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, main_heading, option_labels,
@@ -62,8 +63,10 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
         return [FillRequest(kind="extract", instruction=step.instruction, context=context,
                             schema=step.schema_,
                             allowed=page_values(observation, step.schema_ or {}, step.instruction))]
-    requests = [FillRequest(kind="code", instruction=step.instruction, context=context,
-                            template=step.template)]
+    shown = shown_template(observation.text)  # a template the page shows is the one to fill
+    template = with_holes(shown, step.template) if shown else step.template
+    requests = [FillRequest(kind="code", instruction=step.instruction, context=context, template=template,
+                            allowed=hole_values(template, step.instruction) if shown else {})]
     if step.target:
         typing = toolbox.get("type")  # the code is typed in: its element is one `type` can act on
         allowed = allowed_refs(observation, typing.args_schema() if typing else TARGET_SCHEMA, step.target)

@@ -1,0 +1,68 @@
+"""The code template a page shows (a config with <placeholders> in a preformatted block), read off
+the page's visible text with its lines, and turned into a template with holes for the executor.
+
+The planner reads a flattened page and copies such a template badly (lines run together, values
+written in); like a click is grounded in the page's elements, a code step on a page that shows a
+template fills that template.
+"""
+
+from __future__ import annotations
+
+import re
+
+from executor_engine.template import HOLE
+
+PLACEHOLDER = re.compile(r"<([A-Za-z_][\w-]*)>")
+# a line of a config or of code: a section or a brace, or a key with "=" or ":" and a value
+CODE_LINE = re.compile(r"""^\s*(?:[\[\]{}]|[\w.\-"']+\s*[=:]\s*\S)""")
+
+
+def shown_template(text: str) -> str | None:
+    """The block of the page's text that holds every <placeholder> line, widened over the code lines
+    around it ("[service]" above, 'health_check = "/healthz"' below); None when no line has one."""
+    lines = text.splitlines()
+    marked = [i for i, line in enumerate(lines) if PLACEHOLDER.search(line)]
+    if not marked:
+        return None
+    start, end = marked[0], marked[-1]
+    while start > 0 and CODE_LINE.match(lines[start - 1]):
+        start -= 1
+    while end + 1 < len(lines) and CODE_LINE.match(lines[end + 1]):
+        end += 1
+    return "\n".join(lines[start:end + 1]) + "\n"
+
+
+def with_holes(shown: str, planner_template: str | None = None) -> str:
+    """The shown template with a hole for each placeholder: <name> -> {{name}}, at the size the
+    planner's own template gave a hole of that name; a placeholder said again gets a hole of its own
+    ({{name_2}}), since the executor fills each hole once."""
+    sizes = {m.group(1): m.group(2) for m in HOLE.finditer(planner_template or "") if m.group(2)}
+    seen: dict[str, int] = {}
+
+    def hole(m: re.Match[str]) -> str:
+        name = m.group(1).replace("-", "_")
+        seen[name] = seen.get(name, 0) + 1
+        size = f":{sizes[name]}" if name in sizes else ""
+        return "{{" + (name if seen[name] == 1 else f"{name}_{seen[name]}") + size + "}}"
+
+    return PLACEHOLDER.sub(hole, shown)
+
+
+def hole_values(template: str, instruction: str) -> dict[str, list[str]]:
+    """What each hole may hold where the instruction labels a value with the hole's name: the word
+    right after the name or right before it, within one part between commas (or a colon) ("name billing-api",
+    "3 replicas", "HTTP port 8080"), keyed as the executor's `allowed` ("/name"); a hole said again
+    ({{name_2}}) takes its name's. Holes the instruction does not name are left free."""
+    parts = [part.split() for part in re.split(r"[,;]|:\s", instruction)]
+    allowed: dict[str, list[str]] = {}
+    for m in HOLE.finditer(template):
+        key = re.sub(r"_\d+$", "", m.group(1)).replace("_", " ").casefold().split()
+        found = []
+        for words in parts:
+            said = [w.casefold().strip(".:()") for w in words]
+            for i in range(len(said) - len(key) + 1):
+                if said[i:i + len(key)] == key:
+                    found += [w.strip(".:()") for w in (words[i + len(key):i + len(key) + 1] + words[max(i - 1, 0):i])]
+        if found:
+            allowed["/" + m.group(1)] = list(dict.fromkeys(found))
+    return allowed

@@ -1,0 +1,67 @@
+"""A template the page shows: found in the page's text with its lines, and given holes to fill."""
+
+from __future__ import annotations
+
+from agentpair.models import Step
+from agentpair.page_template import hole_values, shown_template, with_holes
+from agentpair.step_work import fill_requests
+from tools.base import Observation, Toolbox
+
+PAGE = """New service
+Copy the template, replace the values in angle brackets, and paste the result below.
+Config template
+[service]
+name = "<name>"
+image = "registry.example/<name>:<version>"
+replicas = <replicas>
+
+[service.http]
+port = <port>
+health_check = "/healthz"
+Service config
+Create service"""
+SHOWN = """[service]
+name = "<name>"
+image = "registry.example/<name>:<version>"
+replicas = <replicas>
+
+[service.http]
+port = <port>
+health_check = "/healthz"
+"""
+
+
+def test_the_shown_template_is_the_placeholder_block_with_its_code_lines_around() -> None:
+    assert shown_template(PAGE) == SHOWN
+    assert shown_template("Start from this template:\nNAME=<name>\nPORT=<port>\nCreate") == "NAME=<name>\nPORT=<port>\n"
+    assert shown_template("A page with no template.\nkey = value") is None
+
+
+def test_placeholders_become_holes_sized_as_the_planner_sized_them_and_each_filled_once() -> None:
+    holes = with_holes(SHOWN, 'name = "{{name:16}}"\nport = {{port:6}}')
+    assert 'name = "{{name:16}}"' in holes and "registry.example/{{name_2:16}}:{{version}}" in holes
+    assert "replicas = {{replicas}}" in holes and "port = {{port:6}}" in holes
+    assert 'health_check = "/healthz"' in holes  # what the template fixes stays as it is
+
+
+def test_a_code_step_fills_the_template_the_page_shows_not_the_planners_copy() -> None:
+    step = Step(kind="code", instruction="name billing-api, version 2.4.1", template="[name = {{name:16}}, version 2.4.1")
+    shown = fill_requests(step, "ctx", Observation(text=PAGE), Toolbox([]))
+    assert shown[0].template == with_holes(SHOWN, step.template)
+    plain = fill_requests(step, "ctx", Observation(text="No template here."), Toolbox([]))
+    assert plain[0].template == step.template
+
+
+def test_a_hole_the_instruction_labels_takes_the_word_beside_its_name() -> None:
+    holes = with_holes(SHOWN)
+    allowed = hole_values(holes, "write the service: name billing-api, version 2.4.1, 3 replicas, HTTP port 8080")
+    assert allowed["/name"] == allowed["/name_2"] == ["billing-api"]
+    assert allowed["/version"] == ["2.4.1"] and allowed["/replicas"] == ["3"]  # before its name, in its own part
+    assert allowed["/port"] == ["8080", "HTTP"]  # the executor picks between them
+    assert hole_values("SELECT {{column:8}} FROM {{table:8}};", "get the price of Ada") == {}  # unlabelled: free
+
+
+def test_the_executor_is_offered_the_labelled_words_for_a_shown_template() -> None:
+    step = Step(kind="code", instruction="name billing-api, version 2.4.1", template="{{name:16}}")
+    [request] = fill_requests(step, "ctx", Observation(text=PAGE), Toolbox([]))
+    assert request.allowed["/version"] == ["2.4.1"] and "/replicas" not in request.allowed
