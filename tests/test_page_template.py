@@ -7,19 +7,6 @@ from agentpair.page_template import hole_values, shown_template, with_holes
 from agentpair.step_work import fill_requests
 from tools.base import Observation, Toolbox
 
-PAGE = """New service
-Copy the template, replace the values in angle brackets, and paste the result below.
-Config template
-[service]
-name = "<name>"
-image = "registry.example/<name>:<version>"
-replicas = <replicas>
-
-[service.http]
-port = <port>
-health_check = "/healthz"
-Service config
-Create service"""
 SHOWN = """[service]
 name = "<name>"
 image = "registry.example/<name>:<version>"
@@ -29,6 +16,8 @@ replicas = <replicas>
 port = <port>
 health_check = "/healthz"
 """
+PAGE = ("New service\nCopy the template, replace the values in angle brackets, and paste the result below.\n"
+        "Config template\n" + SHOWN + "Service config\nCreate service")
 
 
 def test_the_shown_template_is_the_placeholder_block_with_its_code_lines_around() -> None:
