@@ -17,45 +17,30 @@ import json
 import re
 from typing import Any
 
+from agentpair.goal_words import (SENTENCE_END, WORD, goal_texts, labelled_values, listed_before, named_by, named_options,
+                                  ruled_out_words, value_runs, word_set)
+from agentpair.page_clicks import (done_text, hidden_setting, named_links, next_up, offered_clicks, signed_in, to_open,
+                                   ways_to_name, writable)
 from agentpair.planner import TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
-from agentpair.goal_words import (SENTENCE_END, WORD, by_number, goal_texts, labelled_values, listed_before, named_by,
-                                  named_options, ruled_out_words, said_split, task_words, value_runs, word_set)
-from agentpair.planner_view import BOX_ROLES, PageNames
+from agentpair.planner_view import PageNames
 
 ESCAPED = set("|?*+()[]{}")  # a backslash makes these literal in both Python's re and llama.cpp's
 CLASSED = set(".$")  # llama.cpp keeps "\." as an escape its grammar rejects: "[.]" instead
 GROUNDED_TOOLS = ("click", "type", "select", "check", "go_back")
 GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
-TRAILING_MARKS = " :*›»>"
-OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click|show me|view)(?: the| my| your)? "
 TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
-SHOPPING = {"add", "basket", "buy", "cart", "check", "checkout", "deliver", "delivery", "get", "order", "purchase",
-            "ship", "shipping", "shop", "want"}
-SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
-                **{verb: {verb} for verb in ("archive", "cancel", "delete", "follow", "notify", "remove", "share",
-                                              "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
 SUBMITTED = re.compile(r'\] act type: type (.+?) into the (.+) (?:field|box) and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
-CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
 TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
-SETTING = re.compile(r"\b(?:set|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
-DISCLOSURE = re.compile(r"click the (?:show|more|advanced|expand|see more|view more)\b.* button$", re.I)
 OPTIONAL = re.compile(r"\boptional\b", re.I)
-LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 
 
 def _literal(text: str) -> str:
     """`text` as a regex matching only itself, in the regex subset llama.cpp compiles."""
     return "".join("\\" + c if c in ESCAPED else f"[{c}]" if c in CLASSED else c for c in text)
-
-
-def _writable(text: str) -> bool:
-    """A string a pattern or an enum can carry inside a JSON string without escapes: llama-cpp-python
-    (0.3.36) writes a quote of an enum value into its grammar so that its server dies on it."""
-    return bool(text) and not any(c in text for c in '"\\^') and all(c >= " " for c in text)
 
 
 def typed_values(request: PlanRequest) -> list[str]:
@@ -69,27 +54,7 @@ def typed_values(request: PlanRequest) -> list[str]:
                 found.setdefault(str(value), None)
     for name in request.secret_names:
         found.setdefault("{{secret:" + name + "}}", None)
-    return [value for value in found if _writable(value)]
-
-
-def ways_to_name(name: str) -> list[str]:
-    """A name as a step may say it: whole, or without what a person leaves off when saying it (a
-    leading number such as "#4821", a trailing count such as "(0)", trailing marks such as ":" or "›");
-    never with a double quote or a backslash (see _writable), which it is then said without."""
-    said = [" ".join(name.replace('"', " ").replace("\\", " ").split())]
-    words = said[0].split()
-    if len(words) > 1 and not any(c.isalpha() for c in words[0]):
-        said.append(" ".join(words[1:]))
-    said += [re.sub(r"\s*\([^()]*\)$", "", n) for n in said]
-    said += [n.rstrip(TRAILING_MARKS) for n in said]
-    return [n for n in dict.fromkeys(said) if _writable(n.strip())]
-
-
-def _telling(names: PageNames, name: str) -> list[str]:
-    """How a click says which of the elements sharing `name` it means: " (Hardcover, 1969)" for each
-    one told apart, and nothing (the bare name) where some are not; [""] for a name of one element."""
-    told = [f" ({t})" for t in dict.fromkeys(names.told_apart.get(name, [])) if _writable(t)]
-    return told + [""] * (len(told) < len(names.clickable[name]))
+    return [value for value in found if writable(value)]
 
 
 def _one_of(texts: list[str]) -> str:
@@ -100,56 +65,19 @@ def _act(tool: str, instruction: dict[str, Any]) -> dict[str, Any]:
     return step_shape("act", {"tool": {"const": tool}}, ["tool"], instruction)
 
 
-def _clicks(request: PlanRequest) -> list[str]:
-    """The clicks offered on this page: no box (a box is checked), no step that changed nothing on this
-    very page (request.unchanged), no side effect the goal does not ask for (_asked_for) or the run
-    made already, no click on what the goal rules out (ruled_out_words), nor on a thing numbered
-    other than the goal numbers it (by_number)."""
-    names, done = request.names, set(request.unchanged)
-    clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
-              for role in dict.fromkeys(roles) if role not in BOX_ROLES
-              for said in ways_to_name(name) for told in _telling(names, name)]
-    ruled_out, goal_words = ruled_out_words(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
-    clicks = [c for c in clicks if c not in done and _asked_for(goal_words, c)
-              and not any(words <= word_set(c) for words in ruled_out)]
-    return [c for c in by_number(request.goal, clicks) if c not in _done_side_effects(request.history)]
-
-
-def _signed_in(request: PlanRequest) -> bool:
-    done = _done(request)
-    return bool(request.secret_names) and all("{{secret:" + n + "}}" in done for n in request.secret_names)
-
-
-def _next_up(request: PlanRequest, clicks: list[str]) -> list[str]:
-    """On a page with nothing to fill, the clicks that are plainly the next step, when there are such:
-    a clickable the goal asks to open ("check out" for "Proceed to checkout"; once signed in "go to
-    Messages": _to_open), else, once the run has added to the cart what the goal checks out, the way
-    to the cart ("View cart"), not another product's "Add to cart"."""
-    if request.names.fields:
-        return []
-    opened = [ways_to_name(name) for name in _to_open(request, split=not _signed_in(request))]
-    next_up = [c for c in clicks if any(c.startswith(f"click the {said} ") for said_all in opened for said in said_all)]
-    added = any("cart" in c.casefold() for c in _done_side_effects(request.history))
-    clicked = [m.group(1) for m in map(CLICKED.search, request.history) if m]
-    if next_up or not added or not said_split(request.goal, "checkout") or any(said_split(request.goal, c) for c in clicked):
-        return next_up  # (once it has checked out, the cart is behind it)
-    return [c for c in clicks if re.search(r"\b(?:cart|basket)\b", c, re.I)
-            and c.removeprefix("click the ").split(" ", 1)[0].casefold() not in SIDE_EFFECTS]
-
-
 def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -> list[dict[str, Any]]:
     """One act shape per grounded tool the page gives something to do, then one per other tool;
-    `values` are what a step may type (typed_values), `clicks` what it may click (_clicks). A box is
+    `values` are what a step may type (typed_values), `clicks` what it may click (offered_clicks). A box is
     offered only the verb that turns it (check when off, uncheck when on) and never the one undoing
     what a step of the run did, nor a box the goal leaves alone (_not_to_check); no step that
     changed nothing on this very page (request.unchanged) is offered again, nor a field the run has
     submitted a text into with Enter, as said (no second search)."""
     names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
     shapes = []
-    if hidden := _hidden_setting(request, clicks):  # what the goal sets is behind "Show advanced options"
+    if hidden := hidden_setting(request, clicks):  # what the goal sets is behind "Show advanced options"
         clicks = hidden
-    elif not names.fields and (_signed_in(request) or not request.secret_names):  # the way to sign in: any words
-        clicks = _named_links(request, clicks)
+    elif not names.fields and (signed_in(request) or not request.secret_names):  # the way to sign in: any words
+        clicks = named_links(request, clicks)
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     submitted = [m for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(3)) == m.group(1)]
@@ -160,7 +88,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
         shapes.append(_act("type", {"type": "string", "pattern": f"^type ({into}) (field|box)( and press Enter)?$"}))
     choices = [f"select {option} in the {said} dropdown" for name, options in names.dropdowns.items()
                if _names_an_option(request.goal, options)
-               for option in named_options(request.goal, options) if _writable(option)
+               for option in named_options(request.goal, options) if writable(option)
                for said in ways_to_name(name)]
     choices = [c for c in choices if c not in done]
     if "select" in tools and choices:
@@ -184,49 +112,12 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
     return shapes
 
 
-def _named_links(request: PlanRequest, clicks: list[str]) -> list[str]:
-    """On a page with nothing to fill, where the goal names links here it has not clicked, those links
-    and the buttons, no other link: "set the session timeout (it is a security setting)" opens
-    Security, not Profile. The goal names a link by words it says in lower case, as a thing to go
-    to, beyond where it says the site is (task_words) and the texts it gives to enter; a capitalised
-    word is often part of another name ("the Forum day", a "(Press)" ticket) that a link happens
-    to share, so where the goal names one so, it is left to the planner which link to open."""
-    words = task_words(request.goal) - {w for _, text in goal_texts(request.goal) for w in re.findall(WORD, text)}
-    lower, clicked = {w for w in words if w.islower()}, _done(request)
-    links = {c: m.group(1) for c in clicks if (m := LINK_CLICK.match(c))}
-    named = {name: word_set(name) <= lower for name, roles in request.names.clickable.items()
-             if "link" in roles and word_set(name) and word_set(name) <= {w.casefold() for w in words}}
-    if not named or not all(named.values()):
-        return clicks
-    chosen = [c for c, said in links.items() if any(said in ways_to_name(n) for n in named)
-              and f"click the {said} link " not in clicked]
-    return [c for c in clicks if c in chosen or c not in links] if chosen else clicks
-
-
-def _hidden_setting(request: PlanRequest, clicks: list[str]) -> list[str]:
-    """The clicks that show more of a form ("Show advanced options", "More settings") where the goal
-    sets a setting ("set the session timeout to 15 minutes") no field, dropdown or box of it is
-    named for: it is behind one of them, and saving before would save the rest unchanged."""
-    names = request.names
-    settings = [word_set(m.group(1)) for m in SETTING.finditer(request.goal)]
-    here = [word_set(n) for n in [*names.fields, *names.dropdowns, *names.boxes]]
-    if not settings or not here or all(any(wanted <= n for n in here) for wanted in settings):
-        return []  # no form here (a menu's "More" button is another matter) or every setting on it
-    return [c for c in clicks if DISCLOSURE.match(c)]
-
-
 def _names_an_option(goal: str, options: list[str]) -> bool:
     """The goal names an option of this dropdown (named_options): a dropdown it names none of is left
     as it is ("Do not change any other setting"; a small planner picks some option where nothing
     asks for one)."""
     return len(named_options(goal, options)) < len(options) or len(options) == 1 == len(
         [o for o in options if o.casefold() in goal.casefold()])
-
-
-def _done_side_effects(history: list[str]) -> set[str]:
-    """The clicks with a side effect (SIDE_EFFECTS: "Add ... to cart") the run has made: once is the order."""
-    made = (m.group(1) for m in map(CLICKED.search, history) if m)
-    return {c for c in made if c.removeprefix("click the ").split(" ", 1)[0].casefold() in SIDE_EFFECTS}
 
 
 def _not_to_check(request: PlanRequest) -> set[str]:
@@ -240,21 +131,6 @@ def _not_to_check(request: PlanRequest) -> set[str]:
     if re.search(r"\bonly\b", request.goal, re.I):
         out |= {b for b in names.boxes if b not in named and any(word_set(b) & word_set(n) for n in named)}
     return out
-
-
-def _asked_for(goal_words: set[str], click: str) -> bool:
-    """A click whose button says it adds, buys, deletes, subscribes... (its first word) is offered
-    only when the goal asks for that kind of thing (to shop, to delete...): no "Notify me", "Add
-    to wishlist" or "Add to cart" on a task that only reads, no "Save for later" on one that buys.
-    ("Save" alone also submits forms: not one.)"""
-    name = click.removeprefix("click the ").casefold()
-    if name.startswith("save for later"):  # a shop's bookmark, not a form's save
-        return "later" in goal_words
-    verb = name.split(" ", 1)[0]
-    if verb not in SIDE_EFFECTS or (verb == "add" and " to " not in name):  # "Add a service" creates
-        return True
-    return any({w, w + "s", w + "d", w + "ed", w + "ing", w.removesuffix("e") + "ing"} & goal_words
-               for w in SIDE_EFFECTS[verb])
 
 
 def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> list[tuple[list[str], list[str]]]:
@@ -305,9 +181,9 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     if left and any(REFUSED in line for line in request.history):  # a submit was refused: fill the form
         return plan_object([_act(tool, {"enum": [step for t, step in left if t == tool]}) for tool in dict.fromkeys(
             t for t, _ in left)], max_steps=len(left))
-    clicks = _clicks(request)
-    if next_up := _next_up(request, clicks):  # the only step
-        return plan_object([_act("click", {"enum": next_up})])
+    clicks = offered_clicks(request)
+    if plainly_next := next_up(request, clicks):  # the only step
+        return plan_object([_act("click", {"enum": plainly_next})])
     steps = _grounded_acts(request, values, clicks)
     unread = _unread(request)
     if unread != {}:
@@ -321,42 +197,26 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     return plan_object(steps)
 
 
-def _done(request: PlanRequest) -> str:
-    """The history lines of the steps that were done (-> ok), not only tried, as one text."""
-    return " ".join(line for line in request.history if line.endswith("-> ok"))
-
-
-def _to_open(request: PlanRequest, split: bool = False) -> list[str]:
-    """The clickables here the goal asks to open ("... and go to Messages", "open Preferences") or
-    says split as a verb ("check out" for "Proceed to checkout"; only those with `split`) that no
-    step of the run clicked."""
-    goal = " ".join(re.findall(WORD, request.goal))
-    clicked = _done(request).casefold()
-    return [name for name in request.names.clickable if (said := " ".join(re.findall(WORD, name)))
-            and (said_split(goal, name) or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
-            and f"click the {name.casefold()} " not in clicked]
-
-
 def still_to_do(request: PlanRequest) -> list[str]:
     """What the goal plainly asks for that the run has not done on this page: a clickable here it
-    asks to open (_to_open), what its form lacks (form_left), and,
+    asks to open (to_open), what its form lacks (form_left), and,
     while the page has a field, a text it gives to enter (quoted, or closing the goal after a
     colon: "send this reply: We have issued your refund.") that no step has typed, and a box it
     names to fill ("put the template in the Setup box") that no step has typed into (nor a code
     step filled). While there is one, no finish is offered: a small planner calls a goal done a
     page early."""
-    done = _done(request)
-    to_open = [f"click the {name}" for name in _to_open(request)]
+    done = done_text(request)
+    opening = [f"click the {name}" for name in to_open(request)]
     texts = [text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)]
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
     coded = any(re.search(r"\] code: .* -> ok$", line) for line in request.history)
     to_fill = [f"fill the {box} box" for box in re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", request.goal)
                if not coded and f"into the {box.casefold()} " not in done.casefold()]
-    hidden = _hidden_setting(request, [f"click the {name} button" for name in request.names.clickable])
+    hidden = hidden_setting(request, [f"click the {name} button" for name in request.names.clickable])
     last = request.history[-1] if request.history else ""
     unsent = ["send what was typed"] if request.names.fields and " and press Enter" not in last and re.search(
         r"\] (act type|code): .*-> ok$", last) else []
-    return to_open + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden
+    return opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden
 
 
 def _aimed_fields(request: PlanRequest, lead: str) -> list[str]:
@@ -390,7 +250,7 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     or a text it gives for a field it names ("this reply: ...") never typed. While there is
     one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
     a small planner submits a form half filled; after such a refusal, the plan must do these."""
-    names, done = request.names, _done(request)
+    names, done = request.names, done_text(request)
     goal_words = set(re.findall(WORD, request.goal.casefold()))
     ruled_out = ruled_out_words(request.goal)
     left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
@@ -470,7 +330,7 @@ def _grounded_answer(request: PlanRequest, values: list[str]) -> dict[str, Any] 
         kind, allowed = prop.get("type") if isinstance(prop, dict) else None, []
         own = [found[name]] if name in found else []
         if kind == "string" and not {"enum", "const", "pattern", "format"} & set(prop):
-            allowed = [v for v in own if isinstance(v, str) and _writable(v)] or values
+            allowed = [v for v in own if isinstance(v, str) and writable(v)] or values
         elif kind in ("number", "integer") and not {"enum", "const"} & set(prop):
             own = [v for v in own if _number(v)] or numbers  # its own, else any
             allowed = own if kind == "number" else [int(v) for v in own if float(v).is_integer()]

@@ -10,8 +10,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
+from agentpair.page_clicks import ways_to_name
 from agentpair.page_template import hole_values, shown_template, with_holes
-from agentpair.plan_grounding import ways_to_name
 from tools.base import Observation, Toolbox
 from tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, main_heading, option_labels,
                             page_texts, ref_names, refs_fitting, table_rows, told_apart)

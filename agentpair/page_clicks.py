@@ -1,0 +1,156 @@
+"""Which clicks a grounded plan step may make on a page, and when one is plainly the next step:
+the page's clickables as a step says them, less boxes, side effects the goal does not ask for,
+what it rules out and what changed nothing; on a page with nothing to fill, the link the goal
+names or asks to open, the way to the cart once it is filled, what shows a hidden setting.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentpair.goal_words import WORD, by_number, goal_texts, ruled_out_words, said_split, task_words, word_set
+from agentpair.planner import PlanRequest
+from agentpair.planner_view import BOX_ROLES, PageNames
+
+TRAILING_MARKS = " :*›»>"
+OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click|show me|view)(?: the| my| your)? "
+SHOPPING = {"add", "basket", "buy", "cart", "check", "checkout", "deliver", "delivery", "get", "order", "purchase",
+            "ship", "shipping", "shop", "want"}
+SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
+                **{verb: {verb} for verb in ("archive", "cancel", "delete", "follow", "notify", "remove", "share",
+                                              "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
+CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
+SETTING = re.compile(r"\b(?:set|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
+DISCLOSURE = re.compile(r"click the (?:show|more|advanced|expand|see more|view more)\b.* button$", re.I)
+LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
+
+
+def writable(text: str) -> bool:
+    """A string a pattern or an enum can carry inside a JSON string without escapes: llama-cpp-python
+    (0.3.36) writes a quote of an enum value into its grammar so that its server dies on it."""
+    return bool(text) and not any(c in text for c in '"\\^') and all(c >= " " for c in text)
+
+
+def ways_to_name(name: str) -> list[str]:
+    """A name as a step may say it: whole, or without what a person leaves off when saying it (a
+    leading number such as "#4821", a trailing count such as "(0)", trailing marks such as ":" or "›");
+    never with a double quote or a backslash (see writable), which it is then said without."""
+    said = [" ".join(name.replace('"', " ").replace("\\", " ").split())]
+    words = said[0].split()
+    if len(words) > 1 and not any(c.isalpha() for c in words[0]):
+        said.append(" ".join(words[1:]))
+    said += [re.sub(r"\s*\([^()]*\)$", "", n) for n in said]
+    said += [n.rstrip(TRAILING_MARKS) for n in said]
+    return [n for n in dict.fromkeys(said) if writable(n.strip())]
+
+
+def telling(names: PageNames, name: str) -> list[str]:
+    """How a click says which of the elements sharing `name` it means: " (Hardcover, 1969)" for each
+    one told apart, and nothing (the bare name) where some are not; [""] for a name of one element."""
+    told = [f" ({t})" for t in dict.fromkeys(names.told_apart.get(name, [])) if writable(t)]
+    return told + [""] * (len(told) < len(names.clickable[name]))
+
+
+def offered_clicks(request: PlanRequest) -> list[str]:
+    """The clicks offered on this page: no box (a box is checked), no step that changed nothing on this
+    very page (request.unchanged), no side effect the goal does not ask for (asked_for) or the run
+    made already, no click on what the goal rules out (ruled_out_words), nor on a thing numbered
+    other than the goal numbers it (by_number)."""
+    names, done = request.names, set(request.unchanged)
+    clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
+              for role in dict.fromkeys(roles) if role not in BOX_ROLES
+              for said in ways_to_name(name) for told in telling(names, name)]
+    ruled_out, goal_words = ruled_out_words(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
+    clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
+              and not any(words <= word_set(c) for words in ruled_out)]
+    return [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.history)]
+
+
+def signed_in(request: PlanRequest) -> bool:
+    done = done_text(request)
+    return bool(request.secret_names) and all("{{secret:" + n + "}}" in done for n in request.secret_names)
+
+
+def next_up(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """On a page with nothing to fill, the clicks that are plainly the next step, when there are such:
+    a clickable the goal asks to open ("check out" for "Proceed to checkout"; once signed in "go to
+    Messages": _to_open), else, once the run has added to the cart what the goal checks out, the way
+    to the cart ("View cart"), not another product's "Add to cart"."""
+    if request.names.fields:
+        return []
+    opened = [ways_to_name(name) for name in to_open(request, split=not signed_in(request))]
+    next_up = [c for c in clicks if any(c.startswith(f"click the {said} ") for said_all in opened for said in said_all)]
+    added = any("cart" in c.casefold() for c in side_effects_done(request.history))
+    clicked = [m.group(1) for m in map(CLICKED.search, request.history) if m]
+    if next_up or not added or not said_split(request.goal, "checkout") or any(said_split(request.goal, c) for c in clicked):
+        return next_up  # (once it has checked out, the cart is behind it)
+    return [c for c in clicks if re.search(r"\b(?:cart|basket)\b", c, re.I)
+            and c.removeprefix("click the ").split(" ", 1)[0].casefold() not in SIDE_EFFECTS]
+
+
+def named_links(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """On a page with nothing to fill, where the goal names links here it has not clicked, those links
+    and the buttons, no other link: "set the session timeout (it is a security setting)" opens
+    Security, not Profile. The goal names a link by words it says in lower case, as a thing to go
+    to, beyond where it says the site is (task_words) and the texts it gives to enter; a capitalised
+    word is often part of another name ("the Forum day", a "(Press)" ticket) that a link happens
+    to share, so where the goal names one so, it is left to the planner which link to open."""
+    words = task_words(request.goal) - {w for _, text in goal_texts(request.goal) for w in re.findall(WORD, text)}
+    lower, clicked = {w for w in words if w.islower()}, done_text(request)
+    links = {c: m.group(1) for c in clicks if (m := LINK_CLICK.match(c))}
+    named = {name: word_set(name) <= lower for name, roles in request.names.clickable.items()
+             if "link" in roles and word_set(name) and word_set(name) <= {w.casefold() for w in words}}
+    if not named or not all(named.values()):
+        return clicks
+    chosen = [c for c, said in links.items() if any(said in ways_to_name(n) for n in named)
+              and f"click the {said} link " not in clicked]
+    return [c for c in clicks if c in chosen or c not in links] if chosen else clicks
+
+
+def hidden_setting(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """The clicks that show more of a form ("Show advanced options", "More settings") where the goal
+    sets a setting ("set the session timeout to 15 minutes") no field, dropdown or box of it is
+    named for: it is behind one of them, and saving before would save the rest unchanged."""
+    names = request.names
+    settings = [word_set(m.group(1)) for m in SETTING.finditer(request.goal)]
+    here = [word_set(n) for n in [*names.fields, *names.dropdowns, *names.boxes]]
+    if not settings or not here or all(any(wanted <= n for n in here) for wanted in settings):
+        return []  # no form here (a menu's "More" button is another matter) or every setting on it
+    return [c for c in clicks if DISCLOSURE.match(c)]
+
+
+def side_effects_done(history: list[str]) -> set[str]:
+    """The clicks with a side effect (SIDE_EFFECTS: "Add ... to cart") the run has made: once is the order."""
+    made = (m.group(1) for m in map(CLICKED.search, history) if m)
+    return {c for c in made if c.removeprefix("click the ").split(" ", 1)[0].casefold() in SIDE_EFFECTS}
+
+
+def asked_for(goal_words: set[str], click: str) -> bool:
+    """A click whose button says it adds, buys, deletes, subscribes... (its first word) is offered
+    only when the goal asks for that kind of thing (to shop, to delete...): no "Notify me", "Add
+    to wishlist" or "Add to cart" on a task that only reads, no "Save for later" on one that buys.
+    ("Save" alone also submits forms: not one.)"""
+    name = click.removeprefix("click the ").casefold()
+    if name.startswith("save for later"):  # a shop's bookmark, not a form's save
+        return "later" in goal_words
+    verb = name.split(" ", 1)[0]
+    if verb not in SIDE_EFFECTS or (verb == "add" and " to " not in name):  # "Add a service" creates
+        return True
+    return any({w, w + "s", w + "d", w + "ed", w + "ing", w.removesuffix("e") + "ing"} & goal_words
+               for w in SIDE_EFFECTS[verb])
+
+
+def done_text(request: PlanRequest) -> str:
+    """The history lines of the steps that were done (-> ok), not only tried, as one text."""
+    return " ".join(line for line in request.history if line.endswith("-> ok"))
+
+
+def to_open(request: PlanRequest, split: bool = False) -> list[str]:
+    """The clickables here the goal asks to open ("... and go to Messages", "open Preferences") or
+    says split as a verb ("check out" for "Proceed to checkout"; only those with `split`) that no
+    step of the run clicked."""
+    goal = " ".join(re.findall(WORD, request.goal))
+    clicked = done_text(request).casefold()
+    return [name for name in request.names.clickable if (said := " ".join(re.findall(WORD, name)))
+            and (said_split(goal, name) or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
+            and f"click the {name.casefold()} " not in clicked]
