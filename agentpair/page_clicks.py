@@ -22,6 +22,7 @@ SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase":
 CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
 SETTING = re.compile(r"\b(?:set|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
 DISCLOSURE = re.compile(r"click the (?:show|more|advanced|expand|see more|view more)\b.* button$", re.I)
+WHERE = r"\b(?:under|inside|from the|in the)\s+{name}\b|\b{name}\s*(?:>|, then\b)"  # where a page is
 LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
 
 
@@ -92,18 +93,22 @@ def named_links(request: PlanRequest, clicks: list[str]) -> list[str]:
     """On a page with nothing to fill, where the goal names links here it has not clicked, those links
     and the buttons, no other link: "set the session timeout (it is a security setting)" opens
     Security, not Profile. The goal names a link by words it says in lower case, as a thing to go
-    to, beyond where it says the site is (task_words) and the texts it gives to enter; a capitalised
-    word is often part of another name ("the Forum day", a "(Press)" ticket) that a link happens
-    to share, so where the goal names one so, it is left to the planner which link to open."""
+    to, beyond where it says the site is (task_words) and the texts it gives to enter, or as where
+    what it opens is ("go to Security under Catalog", "Catalog > Security": then that link is the
+    only link); a capitalised word said otherwise is often part of another name ("the Forum day",
+    a "(Press)" ticket) that a link happens to share, so where the goal names one so, it is left
+    to the planner which link to open."""
     words = task_words(request.goal) - {w for _, text in goal_texts(request.goal) for w in re.findall(WORD, text)}
     lower, clicked = {w for w in words if w.islower()}, done_text(request)
     links = {c: m.group(1) for c in clicks if (m := LINK_CLICK.match(c))}
-    named = {name: word_set(name) <= lower for name, roles in request.names.clickable.items()
+    named = {name for name, roles in request.names.clickable.items()
              if "link" in roles and word_set(name) and word_set(name) <= {w.casefold() for w in words}}
-    if not named or not all(named.values()):
+    where = {n for n in named if re.search(WHERE.format(name=re.escape(n.rstrip(TRAILING_MARKS))), request.goal, re.I)}
+    if not named or any(not word_set(n) <= lower for n in named - where):
         return clicks
     chosen = [c for c, said in links.items() if any(said in ways_to_name(n) for n in named)
               and f"click the {said} link " not in clicked]
+    chosen = [c for c in chosen if any(links[c] in ways_to_name(n) for n in where)] or chosen
     return [c for c in clicks if c in chosen or c not in links] if chosen else clicks
 
 

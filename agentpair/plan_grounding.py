@@ -34,6 +34,7 @@ SUBMITTED = re.compile(r'\] act type: type (.+?) into the (.+) (?:field|box) and
 TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
+READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
 OPTIONAL = re.compile(r"\boptional\b", re.I)
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 
@@ -184,8 +185,12 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     clicks = offered_clicks(request)
     if plainly_next := next_up(request, clicks):  # the only step
         return plan_object([_act("click", {"enum": plainly_next})])
-    steps = _grounded_acts(request, values, clicks)
     unread = _unread(request)
+    asks = unread or unread is None and not request.memory and READING.search(request.goal) is not None
+    if asks and _about_the_goal(request):
+        schema = {"type": "object"} if unread is None else {"const": unread}  # the page the goal asks about: read it
+        return plan_object([step_shape("extract", {"schema": schema}, ["schema"])])
+    steps = _grounded_acts(request, values, clicks)
     if unread != {}:
         schema = {"type": "object"} if unread is None else {"const": unread}
         steps.append(step_shape("extract", {"schema": schema}, ["schema"]))
@@ -195,6 +200,15 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     if not unread and not still_to_do(request):
         steps.append(finish_shape(_grounded_answer(request, values)))
     return plan_object(steps)
+
+
+def _about_the_goal(request: PlanRequest) -> bool:
+    """The page is about the thing the goal names: its heading (the first the page view shows) is a
+    name of two or more words the goal says, not a link (a site's name heads its home page and
+    links there)."""
+    heading = next((m.group(1) for m in re.finditer(r'^heading "(.+)"$', request.page, re.M)), "")
+    said = set(re.findall(WORD, request.goal.casefold()))
+    return len(word_set(heading)) >= 2 and named_by(said, heading) and heading not in request.names.clickable
 
 
 def still_to_do(request: PlanRequest) -> list[str]:

@@ -601,3 +601,33 @@ def test_once_added_to_the_cart_the_way_to_the_cart_is_the_next_step() -> None:
     assert valid(at_cart, plan(act("click", "click the Proceed to checkout button")))
     assert not valid(at_cart, plan(act("click", "click the Cart link")))
     assert not valid(at_cart, plan({"kind": "extract", "instruction": "read the cart", "schema": {"type": "object"}}))
+
+
+def test_the_link_the_goal_says_a_page_is_under_is_the_way_there() -> None:
+    home = '- link "Catalog" [ref=e1]\n- link "About" [ref=e2]\n- button "All sections" [ref=e3]'
+
+    def schema(goal: str) -> dict[str, object]:
+        return grounded_plan_schema(PlanRequest(goal=goal, page=compact_page(home), names=page_names(home),
+                                                tools=browser_tools()))
+
+    for goal in ("On Firi, go to Security under Catalog.", "Open Catalog > Security on Firi."):
+        assert valid(schema(goal), plan(act("click", "click the Catalog link")))
+        assert not valid(schema(goal), plan(act("click", "click the About link")))
+        assert valid(schema(goal), plan(act("click", "click the All sections button")))  # a menu may hold it
+    assert valid(schema("On Firi, open the Catalog page."), plan(act("click", "click the About link")))  # not where
+
+
+def test_on_the_page_of_the_thing_the_goal_asks_about_the_step_is_to_read_it() -> None:
+    product = ('- link "Boutique" [ref=e1]\n- heading "Ivory Maple scarf" [level=1] [ref=e2]\n'
+               '- text: $288.93\n- button "Add to cart" [ref=e3]')
+    goal = "What are the price, warranty and battery of the Ivory Maple scarf on Zovi?"
+
+    def schema(goal: str, memory: list[object] = []) -> dict[str, object]:  # noqa: B006 (read only)
+        return grounded_plan_schema(PlanRequest(goal=goal, page=compact_page(product), names=page_names(product),
+                                                tools=browser_tools(), memory=memory))
+
+    read = {"kind": "extract", "instruction": "extract the price", "schema": {"type": "object"}}
+    assert valid(schema(goal), plan(read))
+    assert not valid(schema(goal), plan(act("click", "click the Boutique link")))
+    assert valid(schema(goal, [{"price": 288.93}]), DONE)  # read: the answer may follow
+    assert valid(schema("Buy the Ivory Maple scarf on Zovi."), plan(act("click", "click the Add to cart button")))
