@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
 from agentpair.page_clicks import ways_to_name
-from agentpair.page_template import hole_values, shown_template, with_holes
+from agentpair.code_holes import code_values, shown_template, with_holes
 from tools.base import Observation, Toolbox
 from tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, main_heading, option_labels,
                             page_texts, ref_names, refs_fitting, table_rows, told_apart)
@@ -66,7 +66,7 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
     shown = shown_template(observation.text)  # a template the page shows is the one to fill
     template = with_holes(shown, step.template) if shown else step.template
     requests = [FillRequest(kind="code", instruction=step.instruction, context=context, template=template,
-                            allowed=hole_values(template, step.instruction) if shown else {})]
+                            allowed=code_values(observation, template or "", step.instruction))]
     if step.target:
         typing = toolbox.get("type")  # the code is typed in: its element is one `type` can act on
         allowed = allowed_refs(observation, typing.args_schema() if typing else TARGET_SCHEMA, step.target)

@@ -61,7 +61,8 @@ class Compiled:
 
 def compile_template(vocab: Vocab, template: str, allowed: dict[str, list[Any]]) -> Compiled:
     """Code with holes `{{name:24}}` (at most 24 tokens, never more than MAX_HOLE_ROOM) or
-    `{{name}}` (HOLE_ROOM tokens)."""
+    `{{name}}` (HOLE_ROOM tokens); a hole with allowed values holds one of them, of those that fit
+    its room where some do."""
     canvas, pieces, seen, at = Canvas(vocab), [], set(), 0
     for m in HOLE.finditer(template):
         name, size = m.group(1), m.group(2)
@@ -70,13 +71,14 @@ def compile_template(vocab: Vocab, template: str, allowed: dict[str, list[Any]])
         seen.add(name)
         canvas.add_text(template[at:m.start()])
         pieces.append(template[at:m.start()])
-        if "/" + name in allowed:
-            slot: Slot = _choice(vocab, allowed["/" + name], [str(v) for v in allowed["/" + name]],
-                                 "/" + name)
-        elif size is not None and int(size) == 0:
+        if size is not None and int(size) == 0:
             raise TemplateError(f"hole {name!r} has room for 0 tokens")
+        room = min(int(size), MAX_HOLE_ROOM) if size else HOLE_ROOM
+        if "/" + name in allowed:  # those that fit its room, where some do (the room bounds the canvas)
+            values = _fitting(vocab, allowed["/" + name], room) or allowed["/" + name]
+            slot: Slot = _choice(vocab, values, [str(v) for v in values], "/" + name)
         else:
-            slot = TextSlot(vocab, min(int(size), MAX_HOLE_ROOM) if size else HOLE_ROOM)
+            slot = TextSlot(vocab, room)
         pieces.append(canvas.add_slot(slot))
         at = m.end()
     canvas.add_text(template[at:])
@@ -95,6 +97,12 @@ def compile_schema(vocab: Vocab, schema: dict[str, Any], allowed: dict[str, list
     if unknown:
         raise TemplateError(f"allowed pointers match no value in the schema: {sorted(unknown)}")
     return Compiled(c.canvas, decode)
+
+
+def _fitting(vocab: Vocab, values: list[Any], room: int) -> list[Any]:
+    """The values whose tokens fit in `room`."""
+    lengths = [len(ids) for ids in vocab.encode_batch([str(v) for v in values])] if values else []
+    return [v for v, n in zip(values, lengths) if n <= room]
 
 
 def _choice(vocab: Vocab, values: list[Any], texts: list[str], where: str) -> ChoiceSlot:

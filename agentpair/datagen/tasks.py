@@ -10,6 +10,7 @@ from typing import Any
 from agentpair.datagen.pages import El, Page, code, person
 from agentpair.datagen.vocab import Vocab
 from agentpair.models import Task
+from agentpair.code_holes import code_values
 from agentpair.step_work import TARGET_SCHEMA, allowed_values, page_values
 from agentpair.render import executor_context
 from tools.base import Observation
@@ -242,10 +243,11 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
     for ex in out:
         ex["context"] = context
         # what a run offers: the refs of the tool's roles, the instruction's words for verbatim
-        # values, the page's words and numbers for extracted ones
+        # values, the page's words and numbers for extracted ones, both for a code template's holes
         ex["allowed"] = (allowed_values(obs, ex["schema"], ex["instruction"], page.secrets)
                          if ex["kind"] == "tool_args" else
-                         page_values(obs, ex["schema"], ex["instruction"]) if ex["kind"] == "extract" else {})
+                         page_values(obs, ex["schema"], ex["instruction"]) if ex["kind"] == "extract" else
+                         code_values(obs, ex["template"], ex["instruction"]))
         ex["family"] = page.family
     return out
 

@@ -191,3 +191,12 @@ def test_text_ends_at_its_first_pad(engines: dict[str, Engine]) -> None:
     capped = TextSlot(vocab, 6, max_chars=40)
     capped.commit(2, word)
     assert not capped.allowed(0)[vocab.pad_id] and capped.allowed(4)[vocab.pad_id]
+
+
+def test_a_holes_room_keeps_the_allowed_values_that_fit_it(engines: dict[str, Engine]) -> None:
+    vocab = engines["agentpair"].vocab
+    long = "a value far too long for a hole of two tokens, whatever the vocabulary"
+    [slot] = {s for s, _ in compile_template(vocab, "n = {{n:2}}", {"/n": ["3", long]}).canvas.owner.values()}
+    assert slot.values == ["3"] and slot.room == len(vocab.encode("3"))
+    [slot] = {s for s, _ in compile_template(vocab, "n = {{n:2}}", {"/n": [long]}).canvas.owner.values()}
+    assert slot.values == [long]  # none fits: still one of them, in a larger room

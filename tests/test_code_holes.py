@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentpair.models import Step
-from agentpair.page_template import hole_values, shown_template, with_holes
+from agentpair.code_holes import code_values, hole_values, shown_template, with_holes
 from agentpair.step_work import fill_requests
 from tools.base import Observation, Toolbox
 
@@ -50,7 +50,15 @@ def test_a_hole_the_instruction_labels_takes_the_word_beside_its_name() -> None:
     assert hole_values("SELECT {{column:8}} FROM {{table:8}};", "get the price of Ada") == {}  # unlabelled: free
 
 
-def test_the_executor_is_offered_the_labelled_words_for_a_shown_template() -> None:
+def test_the_executor_is_offered_the_labelled_words_else_the_instructions_words_and_the_pages_values() -> None:
     step = Step(kind="code", instruction="name billing-api, version 2.4.1", template="{{name:16}}")
     [request] = fill_requests(step, "ctx", Observation(text=PAGE), Toolbox([]))
-    assert request.allowed["/version"] == ["2.4.1"] and "/replicas" not in request.allowed
+    assert request.allowed["/version"] == ["2.4.1"]
+    assert "billing-api" in request.allowed["/replicas"]  # unlabelled: any run of the instruction's words
+    sql = "SELECT {{column:8}} FROM {{table:8}} WHERE name = '{{name:12}}';"
+    page = Observation(url="http://komu.test/admin/orders?sort=new", title="Orders - Komu admin",
+                       snapshot='- cell "Crimson mug" [ref=e1]\n- cell "$1,204.50" [ref=e2]')
+    allowed = code_values(page, sql, "Write SQL to get the total of Crimson mug from orders")
+    for hole, value in (("column", "total"), ("table", "orders"), ("name", "Crimson mug")):
+        assert value in allowed["/" + hole]
+    assert {"1204.50", "http://komu.test/admin/orders?sort=new", "/admin/orders?sort=new", "Komu admin"} <= set(allowed["/name"])

@@ -1,17 +1,24 @@
-"""The code template a page shows (a config with <placeholders> in a preformatted block), read off
-the page's visible text with its lines, and turned into a template with holes for the executor.
+"""What a code step asks the executor to fill: the template (the one a page shows, a config with
+<placeholders> in a preformatted block, read off the page's text with its lines, where it shows
+one) and what each hole may hold (words of the instruction, values the page shows).
 
 The planner reads a flattened page and copies such a template badly (lines run together, values
 written in); like a click is grounded in the page's elements, a code step on a page that shows a
-template fills that template.
+template fills that template; and like a typed value, a hole holds a value someone gave.
 """
 
 from __future__ import annotations
 
 import re
 
-from executor_engine.template import HOLE
+from urllib.parse import unquote_plus, urlsplit
 
+from executor_engine.template import HOLE
+from tools.base import Observation
+from tools.snapshot import page_texts
+
+HOLE_WORDS = 6  # the longest run of the instruction's words a hole may hold
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 PLACEHOLDER = re.compile(r"<([A-Za-z_][\w-]*)>")
 # a line of a config or of code: a section or a brace, or a key with "=" or ":" and a value
 CODE_LINE = re.compile(r"""^\s*(?:[\[\]{}]|[\w.\-"']+\s*[=:]\s*\S)""")
@@ -66,3 +73,20 @@ def hole_values(template: str, instruction: str) -> dict[str, list[str]]:
         if found:
             allowed["/" + m.group(1)] = list(dict.fromkeys(found))
     return allowed
+
+
+def code_values(observation: Observation, template: str, instruction: str) -> dict[str, list[str]]:
+    """What each hole of a template may hold, keyed as the executor's `allowed` ("/name"): where the
+    instruction labels it, the words beside its name (hole_values); else a run of up to HOLE_WORDS
+    of the instruction's words, a number the page shows, or the page's URL, its path (and query),
+    a part of its title or its host's name (a site's name). The engine keeps those that fit the hole's size."""
+    words = [w.strip(".,;:!?()\"'") for w in instruction.split()]
+    runs = [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(len(words), i + HOLE_WORDS) + 1)]
+    url = urlsplit(observation.url)
+    shown = [n.replace(",", "") for text in page_texts(observation.snapshot) for n in NUMBER.findall(text)]
+    path = url.path + (f"?{unquote_plus(url.query)}" if url.query else "")
+    title = [part for part in re.split(r"\s+[-|·]\s+", observation.title) if len(part.split()) <= HOLE_WORDS]
+    site = [url.hostname.split(".")[0].capitalize()] if url.hostname else []  # "komu.test" -> Komu
+    offered = [v for v in dict.fromkeys([*runs, *shown, observation.url, path, *title, *site]) if v]
+    labelled = hole_values(template, instruction)
+    return {"/" + m.group(1): labelled.get("/" + m.group(1), offered) for m in HOLE.finditer(template)}
