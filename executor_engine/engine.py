@@ -211,7 +211,7 @@ class Engine:
         for group, forward in ((full, self._forward_full), (part, self._forward_canvas)):
             if group:
                 # logits only where this step chooses: no lm/copy head on fixed or committed tokens
-                wanted = [sampler.positions(j.progress) for j in group]
+                wanted = [sampler.read(j.progress) for j in group]
                 logits = forward(group, wanted, use_cache)  # [B, Nmax, V]
                 for b, job in enumerate(group):
                     sampler.step(job.progress, logits[b, : len(wanted[b])])

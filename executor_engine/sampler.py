@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from executor_engine.canvas import Canvas
+from executor_engine.canvas import Canvas, ChoiceSlot
 
 Remasking = Literal["low_confidence", "random"]
 
@@ -96,6 +96,7 @@ class _BlockSampler:
     block_length: int = 32
     temperature: float = 0.0
     seed: int = 0
+    whole_choices: bool = False  # score a choice's values over all their positions at once
 
     def start(self, canvas: Canvas) -> Progress:
         p = Progress(canvas, forced=canvas.commit_forced())
@@ -120,10 +121,59 @@ class _BlockSampler:
     def _enter(self, p: Progress, masked: int) -> None:
         pass
 
-    def step(self, p: Progress, logits: Tensor) -> int:
-        """Commit tokens of the current block from logits [n, V] at positions(p), in order;
-        returns how many."""
+    def read(self, p: Progress) -> list[int]:
+        """The canvas positions whose logits the next step reads: positions(p), then (scoring
+        choices whole) the other open positions of the choices among them."""
         positions = self.positions(p)
+        return positions + [q for _, qs in self._choices(p, positions) for q in qs if q not in positions]
+
+    def _choices(self, p: Progress, positions: list[int]) -> list[tuple[ChoiceSlot, list[int]]]:
+        """The choice slots (still open to two values or more) starting at one of `positions`, each
+        with its masked positions; none unless the sampler scores choices whole."""
+        if not self.whole_choices:
+            return []
+        masked = p.canvas.masked()
+        slots = {id(s): s for q in positions if isinstance(s := p.canvas.owner[q][0], ChoiceSlot) and len(s.live) > 1}
+        return [(s, [q for q in masked if p.canvas.owner[q][0] is s]) for s in slots.values()]
+
+    def step(self, p: Progress, logits: Tensor) -> int:
+        """Commit tokens of the current block from logits [n, V] at read(p), in order; returns
+        how many."""
+        read = self.read(p)
+        whole = self._commit_whole(p, read, logits)
+        still = set(p.canvas.masked())
+        keep = [k for k, q in enumerate(self.positions(p)) if q in still]
+        positions = [read[k] for k in keep]
+        chosen: list[int] = []
+        if positions:
+            chosen = self._commit_positions(p, positions, logits[keep])
+        p.nfe += 1
+        p.tokens += len(chosen) + whole
+        p.forced += p.canvas.commit_forced()
+        self._advance(p)
+        return len(chosen) + whole
+
+    def _commit_whole(self, p: Progress, read: list[int], logits: Tensor) -> int:
+        """Each choice whose likeliest value, scored over all its open positions from this one
+        forward (the sum of its tokens' log-probabilities, normalised over the values still
+        possible), is at least as likely as the threshold: committed whole. Returns the tokens."""
+        row = {q: k for k, q in enumerate(read)}
+        logp = F.log_softmax(logits.float(), dim=-1)  # [n, V]
+        n = 0
+        for slot, qs in self._choices(p, self.positions(p)):
+            at = torch.tensor([row[q] for q in qs])  # [m]
+            seqs = torch.tensor([[seq[p.canvas.owner[q][1]] for q in qs] for seq in slot.live])  # [C, m]
+            scores = logp[at[None, :], seqs].sum(-1)  # [C]
+            probs = F.softmax(scores, dim=-1)
+            best = int(probs.argmax())
+            if float(probs[best]) >= self.choice_threshold:  # only ThresholdSampler scores whole
+                for q, tok in zip(qs, seqs[best].tolist()):
+                    p.canvas.commit(q, tok)
+                n += len(qs)
+        return n
+
+    def _commit_positions(self, p: Progress, positions: list[int], logits: Tensor) -> list[int]:
+        """Commit tokens at these positions from their logits [n, V]; returns the chosen rows."""
         allowed = p.canvas.allowed(positions)  # [n, V]
         rows = logits.float().masked_fill(~allowed, -torch.inf)  # [n, V]
         if self.temperature > 0 and p.generator is None:
@@ -143,11 +193,7 @@ class _BlockSampler:
                     tok = int(noisy[i].masked_fill(~ok, -torch.inf).argmax())
             p.canvas.commit(positions[i], tok)
             touched.add(id(slot))
-        p.nfe += 1
-        p.tokens += len(chosen)
-        p.forced += p.canvas.commit_forced()
-        self._advance(p)
-        return len(chosen)
+        return chosen
 
     def _select(self, p: Progress, conf: Tensor) -> list[int]:
         raise NotImplementedError
@@ -182,9 +228,12 @@ class ReferenceSampler(_BlockSampler):
 @dataclass(frozen=True)
 class ThresholdSampler(_BlockSampler):
     """Fast-dLLM parallel decoding: commit every position whose confidence exceeds the
-    threshold, and always at least the most confident one."""
+    threshold, and always at least the most confident one; a choice of values (an offered ref,
+    a word run) whole when one of its values is that likely (whole_choices)."""
 
     threshold: float = 0.9
+    whole_choices: bool = True
+    choice_threshold: float = 0.99  # a value scored whole is surer: its tokens' marginals are multiplied
 
     def _select(self, p: Progress, conf: Tensor) -> list[int]:
         order = torch.argsort(conf, descending=True)

@@ -95,3 +95,23 @@ def test_a_choice_is_picked_from_its_start(engines: dict[str, Engine]) -> None:
                     ReferenceSampler(block_length=4)):  # schedules sized for every masked position
         out = engine.fill([FillInput("pick", "ctx", template="{{v}}", allowed={"/v": values})], sampler)[0]
         assert out.error is None and out.value in values
+
+
+def test_a_choice_is_committed_whole_from_one_forward_when_one_value_is_sure(engines: dict[str, Engine]) -> None:
+    vocab = engines["agentpair"].vocab
+    values = ["alpha beta gamma", "delta"]
+    for wanted, sure in ((0, True), (1, False)):
+        canvas = compile_template(vocab, "x = {{v}}", {"/v": values}).canvas
+        sampler, reference = ThresholdSampler(block_length=64), ReferenceSampler(block_length=64)
+        p = sampler.start(canvas)
+        read = sampler.read(p)
+        assert sorted(read) == sorted(canvas.masked()) and reference.read(reference.start(canvas)) == read[:1]
+        slot = canvas.owner[read[0]][0]
+        logits = torch.zeros(len(read), len(vocab.texts))  # [n, V]: each position votes for the wanted value's token
+        for k, q in enumerate(read):
+            logits[k, slot.seqs[wanted][canvas.owner[q][1]]] = 20.0 if sure else 0.0  # else: no opinion
+        committed = sampler.step(p, logits)
+        if sure:  # every position of the value from this one pass
+            assert committed == len(read) and p.nfe == 1 and slot.value() == values[wanted]
+        else:  # the values as likely: its first token only, as any position
+            assert committed == 1
