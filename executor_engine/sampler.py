@@ -156,7 +156,8 @@ class _BlockSampler:
     def _commit_whole(self, p: Progress, read: list[int], logits: Tensor) -> int:
         """Each choice whose likeliest value, scored over all its open positions from this one
         forward (the sum of its tokens' log-probabilities, normalised over the values still
-        possible), is at least as likely as the threshold: committed whole. Returns the tokens."""
+        possible), reaches choice_threshold and starts as a token-by-token pick would (a short
+        value's pads can outscore a long one's words): committed whole. Returns the tokens."""
         row = {q: k for k, q in enumerate(read)}
         logp = F.log_softmax(logits.float(), dim=-1)  # [n, V]
         n = 0
@@ -166,7 +167,8 @@ class _BlockSampler:
             scores = logp[at[None, :], seqs].sum(-1)  # [C]
             probs = F.softmax(scores, dim=-1)
             best = int(probs.argmax())
-            if float(probs[best]) >= self.choice_threshold:  # only ThresholdSampler scores whole
+            first = logp[at[0], seqs[:, 0]].argmax()  # the value a token-by-token pick would start
+            if float(probs[best]) >= self.choice_threshold and seqs[best, 0] == seqs[first, 0]:
                 for q, tok in zip(qs, seqs[best].tolist()):
                     p.canvas.commit(q, tok)
                 n += len(qs)
