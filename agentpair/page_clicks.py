@@ -68,6 +68,7 @@ def offered_clicks(request: PlanRequest) -> list[str]:
 
 
 def signed_in(request: PlanRequest) -> bool:
+    """Every secret of the task has been typed (the run has signed in)."""
     done = done_text(request)
     return bool(request.secret_names) and all("{{secret:" + n + "}}" in done for n in request.secret_names)
 

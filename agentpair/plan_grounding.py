@@ -217,8 +217,8 @@ def still_to_do(request: PlanRequest) -> list[str]:
     while the page has a field, a text it gives to enter (quoted, or closing the goal after a
     colon: "send this reply: We have issued your refund.") that no step has typed, and a box it
     names to fill ("put the template in the Setup box") that no step has typed into (nor a code
-    step filled). While there is one, no finish is offered: a small planner calls a goal done a
-    page early."""
+    step filled), a typed text not sent, and a setting it sets that the form hides (hidden_setting).
+    While there is one, no finish is offered: a small planner calls a goal done a page early."""
     done = done_text(request)
     opening = [f"click the {name}" for name in to_open(request)]
     texts = [text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)]
