@@ -97,6 +97,7 @@ class _BlockSampler:
     temperature: float = 0.0
     seed: int = 0
     whole_choices: bool = False  # score a choice's values over all their positions at once
+    choice_threshold: float = 0.99  # a value scored whole is surer: its tokens' marginals are multiplied
 
     def start(self, canvas: Canvas) -> Progress:
         p = Progress(canvas, forced=canvas.commit_forced())
@@ -235,7 +236,6 @@ class ThresholdSampler(_BlockSampler):
 
     threshold: float = 0.9
     whole_choices: bool = True
-    choice_threshold: float = 0.99  # a value scored whole is surer: its tokens' marginals are multiplied
 
     def _select(self, p: Progress, conf: Tensor) -> list[int]:
         order = torch.argsort(conf, descending=True)
