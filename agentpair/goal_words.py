@@ -130,8 +130,8 @@ def goal_texts(goal: str) -> list[tuple[str, str]]:
 
 
 def task_words(goal: str) -> set[str]:
-    """The goal's words (as it writes them) less those of an opening clause that only says where ("In the Cirrus cloud
-    console, ...", "On Voltshop, ...", "Foo: ..."): the words that say what to do there."""
+    """The goal's words (as it writes them) less those of an opening clause that only says where
+    ("In the Cirrus cloud console, ...", "On Voltshop, ...", "Foo: ..."): what to do there."""
     where = re.match(r"(?:(?:on|at|in|from)\s+(?:the\s+)?)?([^,:;.]{1,40})[,:]\s", goal, re.I)
     said = goal[where.end():] if where and (where.group(0)[:2].casefold() in ("on", "at", "in", "fr")
                                             or where.group(0).rstrip().endswith(":")) else goal
