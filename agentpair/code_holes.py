@@ -13,10 +13,12 @@ import re
 
 from urllib.parse import unquote_plus, urlsplit
 
-from executor_engine.template import HOLE
+from agentpair.executor import HOLE
 from tools.base import Observation
 from tools.snapshot import page_texts
 
+LINKS = {"to", "=", "is", "of", "as", ":"}  # between a name and its value: "port to 8080"
+CONNECTORS = LINKS | {"the", "a", "an", "and", "or", "with", "for", "in", "on", "set", "use", "write"}
 HOLE_WORDS = 6  # the longest run of the instruction's words a hole may hold
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 PLACEHOLDER = re.compile(r"<([A-Za-z_][\w-]*)>")
@@ -46,30 +48,42 @@ def with_holes(shown: str, planner_template: str | None = None) -> str:
     sizes = {m.group(1): m.group(2) for m in HOLE.finditer(planner_template or "") if m.group(2)}
     seen: dict[str, int] = {}
 
+    taken: set[str] = set()
+
     def hole(m: re.Match[str]) -> str:
         name = m.group(1).replace("-", "_")
         seen[name] = seen.get(name, 0) + 1
+        unique = name if seen[name] == 1 else f"{name}_{seen[name]}"
+        while unique in taken:  # said again, or a name another placeholder has ("<port_2>")
+            seen[name] += 1
+            unique = f"{name}_{seen[name]}"
+        taken.add(unique)
         size = f":{sizes[name]}" if name in sizes else ""
-        return "{{" + (name if seen[name] == 1 else f"{name}_{seen[name]}") + size + "}}"
+        return "{{" + unique + size + "}}"
 
     return PLACEHOLDER.sub(hole, shown)
 
 
 def hole_values(template: str, instruction: str) -> dict[str, list[str]]:
     """What each hole may hold where the instruction labels a value with the hole's name: the word
-    right after the name or right before it, within one part between commas (or a colon) ("name billing-api",
-    "3 replicas", "HTTP port 8080"), keyed as the executor's `allowed` ("/name"); a hole said again
-    ({{name_2}}) takes its name's. Holes the instruction does not name are left free."""
+    right after the name (past a "to", "=" or "is": "port to 8080") or right before it, within one
+    part between commas (or a colon), a connecting word never ("name billing-api", "3 replicas",
+    "HTTP port 8080"), keyed as the executor's `allowed` ("/name"); a hole said again ({{name_2}})
+    takes its name's. Holes the instruction does not name are left to code_values."""
     parts = [part.split() for part in re.split(r"[,;]|:\s", instruction)]
     allowed: dict[str, list[str]] = {}
     for m in HOLE.finditer(template):
         key = re.sub(r"_\d+$", "", m.group(1)).replace("_", " ").casefold().split()
         found = []
         for words in parts:
-            said = [w.casefold().strip(".:()") for w in words]
+            bare = [w.strip(".:()") for w in words]
+            said = [w.casefold() for w in bare]
             for i in range(len(said) - len(key) + 1):
                 if said[i:i + len(key)] == key:
-                    found += [w.strip(".:()") for w in (words[i + len(key):i + len(key) + 1] + words[max(i - 1, 0):i])]
+                    after = i + len(key)
+                    while after < len(said) and said[after] in LINKS:
+                        after += 1
+                    found += [w for w in bare[after:after + 1] + bare[max(i - 1, 0):i] if w.casefold() not in CONNECTORS]
         if found:
             allowed["/" + m.group(1)] = list(dict.fromkeys(found))
     return allowed

@@ -132,7 +132,6 @@ def goal_texts(goal: str) -> list[tuple[str, str]]:
 def task_words(goal: str) -> set[str]:
     """The goal's words (as it writes them) less those of an opening clause that only says where
     ("In the Cirrus cloud console, ...", "On Voltshop, ...", "Foo: ..."): what to do there."""
-    where = re.match(r"(?:(?:on|at|in|from)\s+(?:the\s+)?)?([^,:;.]{1,40})[,:]\s", goal, re.I)
-    said = goal[where.end():] if where and (where.group(0)[:2].casefold() in ("on", "at", "in", "fr")
-                                            or where.group(0).rstrip().endswith(":")) else goal
+    where = re.match(r"((?:on|at|in|from)\s+(?:the\s+)?)?[^,:;.]{1,40}([,:])\s", goal, re.I)
+    said = goal[where.end():] if where and (where.group(1) or where.group(2) == ":") else goal
     return set(re.findall(WORD, said))

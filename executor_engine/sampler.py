@@ -140,11 +140,12 @@ class _BlockSampler:
     def step(self, p: Progress, logits: Tensor) -> int:
         """Commit tokens of the current block from logits [n, V] at read(p), in order; returns
         how many."""
-        read = self.read(p)
+        positions = self.positions(p)
+        read = self.read(p)  # positions first, in their order
         whole = self._commit_whole(p, read, logits)
         still = set(p.canvas.masked())
-        keep = [k for k, q in enumerate(self.positions(p)) if q in still]
-        positions = [read[k] for k in keep]
+        keep = [k for k, q in enumerate(positions) if q in still]  # not a choice just committed whole
+        positions = [positions[k] for k in keep]
         chosen: list[int] = []
         if positions:
             chosen = self._commit_positions(p, positions, logits[keep])

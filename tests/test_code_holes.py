@@ -62,3 +62,9 @@ def test_the_executor_is_offered_the_labelled_words_else_the_instructions_words_
     for hole, value in (("column", "total"), ("table", "orders"), ("name", "Crimson mug")):
         assert value in allowed["/" + hole]
     assert {"1204.50", "http://komu.test/admin/orders?sort=new", "/admin/orders?sort=new", "Komu admin"} <= set(allowed["/name"])
+
+
+def test_a_labelled_hole_skips_the_words_that_only_link_a_name_to_its_value() -> None:
+    allowed = hole_values("port = {{port}}\nreplicas = {{replicas}}", "Set the port to 8080 and replicas to 3")
+    assert allowed == {"/port": ["8080"], "/replicas": ["3"]}
+    assert with_holes("<port> <port> <port_2>") == "{{port}} {{port_2}} {{port_2_2}}"  # every hole its own name

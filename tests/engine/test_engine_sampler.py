@@ -115,3 +115,21 @@ def test_a_choice_is_committed_whole_from_one_forward_when_one_value_is_sure(eng
             assert committed == len(read) and p.nfe == 1 and slot.value() == values[wanted]
         else:  # the values as likely: its first token only, as any position
             assert committed == 1
+
+
+def test_after_a_choice_committed_whole_the_other_positions_take_their_own_logits(engines: dict[str, Engine]) -> None:
+    vocab = engines["agentpair"].vocab
+    canvas = compile_template(vocab, "x = {{v}}; y = {{w:3}}", {"/v": ["alpha beta gamma", "delta"]}).canvas
+    sampler = ThresholdSampler(block_length=64)
+    p = sampler.start(canvas)
+    positions, read = sampler.positions(p), sampler.read(p)
+    assert read[:len(positions)] == positions
+    choice = canvas.owner[positions[0]][0]
+    letter = vocab.encode("a")[0]  # a text token: nothing of the text hole is forced
+    logits = torch.zeros(len(read), len(vocab.texts))  # [n, V]: sure of everything
+    for k, q in enumerate(read):
+        slot, i = canvas.owner[q]
+        logits[k, slot.seqs[0][i] if slot is choice else letter] = 20.0
+    masked = len(canvas.masked())
+    assert sampler.step(p, logits) == masked and not canvas.masked()  # every position, each once
+    assert choice.value() == "alpha beta gamma" and p.tokens == masked
