@@ -333,7 +333,7 @@ class Agent:
         if step.kind == "act" and not fills and step.args is None:
             error = f"unknown tool {step.tool!r} (known: {', '.join(toolbox.names())})"
         # a submit before the form is filled: only a button click needs the page's names built again
-        if step.tool == "click" and is_button_click(step.instruction) and not error and not self.single_model:
+        if step.tool == "click" and is_button_click(step.instruction) and not error:
             error = premature_click(plan_request(run.task, observation, run.memory, run.records, []), step.instruction)
             if error:  # and not offered again on this page as it is
                 run.unchanged.setdefault(page_state(observation), []).append(step.instruction)

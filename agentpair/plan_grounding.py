@@ -21,7 +21,7 @@ from agentpair.goal_words import (SENTENCE_END, WORD, goal_texts, labelled_value
                                   ruled_out_words, value_runs, word_set)
 from agentpair.page_clicks import (done_text, hidden_setting, named_links, next_up, offered_clicks, signed_in, to_open,
                                    ways_to_name, writable)
-from agentpair.planner import TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
+from agentpair.planner import MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.planner_view import PageNames
 
 ESCAPED = set("|?*+()[]{}")  # a backslash makes these literal in both Python's re and llama.cpp's
@@ -177,29 +177,41 @@ def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
     with no field on the page there is no code step."""
     if not request.tools or request.names == PageNames():
         return plan_schema([t.name for t in request.tools], request.output_schema)
+    return plan_object(*grounded_steps(request))
+
+
+def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[str, Any]], int]:
+    """The step shapes a grounded plan may hold, and how many steps it may have. reads=False is for
+    a planner that reads the page into its answer and writes its own text (single_model): no
+    extract or code step (a code step becomes typing the code into its field), no value left unread,
+    and on the page the goal asks about, the finish is the only step."""
     values = typed_values(request)
     left = form_left(request)
     if left and any(REFUSED in line for line in request.history):  # a submit was refused: fill the form
-        return plan_object([_act(tool, {"enum": [step for t, step in left if t == tool]}) for tool in dict.fromkeys(
-            t for t, _ in left)], max_steps=len(left))
+        return [_act(tool, {"enum": [step for t, step in left if t == tool]}) for tool in dict.fromkeys(
+            t for t, _ in left)], len(left)
     clicks = offered_clicks(request)
     if plainly_next := next_up(request, clicks):  # the only step
-        return plan_object([_act("click", {"enum": plainly_next})])
-    unread = _unread(request)
+        return [_act("click", {"enum": plainly_next})], MAX_PLAN_STEPS
+    unread = _unread(request) if reads else {}
     asks = unread or unread is None and not request.memory and READING.search(request.goal) is not None
-    if asks and _about_the_goal(request):
+    if (asks or not reads and READING.search(request.goal)) and _about_the_goal(request):
+        if not reads:
+            return [finish_shape(request.output_schema)], 1
         schema = {"type": "object"} if unread is None else {"const": unread}  # the page the goal asks about: read it
-        return plan_object([step_shape("extract", {"schema": schema}, ["schema"])])
+        return [step_shape("extract", {"schema": schema}, ["schema"])], MAX_PLAN_STEPS
     steps = _grounded_acts(request, values, clicks)
     if unread != {}:
         schema = {"type": "object"} if unread is None else {"const": unread}
         steps.append(step_shape("extract", {"schema": schema}, ["schema"]))
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
-    if fields:
+    if fields and reads:
         steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
+    elif fields and "type" in [t.name for t in request.tools]:
+        steps.append(_act("type", {"enum": [f"type the code into {field}" for field in fields]}))
     if not unread and not still_to_do(request):
-        steps.append(finish_shape(_grounded_answer(request, values)))
-    return plan_object(steps)
+        steps.append(finish_shape(_grounded_answer(request, values) if reads else request.output_schema))
+    return steps, MAX_PLAN_STEPS
 
 
 def _about_the_goal(request: PlanRequest) -> bool:

@@ -43,7 +43,8 @@ class PlanRequest(BaseModel):
     tools: list[ToolInfo] = Field(default_factory=list)
     single_model: bool = Field(False, description="the planner writes the one next tool call, arguments "
                                                   "included (agentpair.single_model); no executor runs")
-    refs: list[str] = Field(default_factory=list, description="single-model mode: the refs on `page`")
+    snapshot: str = Field("", description="single-model mode: the page with its element refs, shown instead of `page`")
+    refs: list[str] = Field(default_factory=list, description="single-model mode: the refs on `snapshot`")
 
 
 class PlanReply(BaseModel):
@@ -173,7 +174,7 @@ def render_user_message(request: PlanRequest) -> str:
         parts.append(f"Extracted: {json.dumps(request.memory, ensure_ascii=False)}")
     if request.history:
         parts.append("Done:\n" + "\n".join(request.history))
-    parts.append(f"Page: {request.title} ({request.url})\n{request.page}")
+    parts.append(f"Page: {request.title} ({request.url})\n{request.snapshot if request.single_model else request.page}")
     return "\n".join(parts)
 
 
@@ -231,7 +232,11 @@ class OpenAIPlanner:
         return {"kind": "openai", **self.endpoint.identity()}
 
     async def plan(self, request: PlanRequest) -> PlanReply:
-        if self.grounded and not request.single_model:
+        if self.grounded and request.single_model:
+            from agentpair import single_model  # it builds on this module
+
+            schema = single_model.plan_schema(request, grounded=True)
+        elif self.grounded:
             from agentpair.plan_grounding import grounded_plan_schema  # it builds on this module
 
             schema = grounded_plan_schema(request)

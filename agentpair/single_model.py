@@ -7,7 +7,9 @@ refs, which the model must name itself, and each tool with its arguments), the s
 the plan schema (one step: an act whose `args` follow the tool's argument schema, refs limited to
 those on the page the model saw that the tool can act on, or a finish). There is no extract or
 code step: the model reads values off the page itself and puts them in its finish answer, and
-types any text it composes.
+types any text it composes. Under a grounding planner (the embedded one) the step is one of the
+grounded steps the paired planner would be offered (plan_grounding.grounded_steps, reads=False),
+so both modes keep the same rails and differ only in who writes the arguments.
 """
 
 from __future__ import annotations
@@ -16,17 +18,16 @@ from typing import Any
 
 from agentpair.models import StepRecord, Task
 from agentpair.planner import PlanRequest, ToolInfo, finish_shape, plan_object, plan_request, step_shape
+from agentpair.planner_view import PageNames
 from agentpair.redaction import Redactor
 from tools.base import Observation, Tool
 from tools.snapshot import refs_fitting, refs_in
 
-SYSTEM_PROMPT = """You are a web agent. You see the goal, the current page (its elements carry \
-[ref=eN]) and what was done so far, and you answer with a JSON object holding the one next step:
-- act: call a tool. Set "tool" to one of the tools listed and "args" to its arguments; name \
-elements by their ref on the current page (e.g. {"ref": "e7"}). Say in "instruction" what the call does.
-- finish: the task is done; put the final answer in "answer", read from the page.
-Secrets are written as {{secret:NAME}}; type them as they are, never guess their values.
-You will see the next page after each step."""
+SYSTEM_PROMPT = """Plan a web agent's next step on the page shown, as JSON. Step kinds:
+act: "tool" from Tools; "instruction" names the element and value, e.g. "type Paris into the City field"; \
+"args" are the tool's arguments, elements named by their ref on the page (e.g. {"ref": "e7"}).
+finish: "answer" is the final answer, read off the page.
+Plan one step; you see the next page after. Repair FAILED steps. Secrets stay {{secret:NAME}}."""
 
 # Kept from a tool's argument schema: what constrains a value (titles, descriptions and defaults
 # only lengthen the grammar; nested references cannot be resolved outside their document).
@@ -41,8 +42,8 @@ def single_model_request(task: Task, observation: Observation, memory: list[Any]
     infos = [ToolInfo(name=t.name, description=f"{t.description} Args: {signature(t.args_schema())}",
                       args_schema=t.args_schema()) for t in tools]
     request = plan_request(task, observation, memory, history, infos)
-    page = Redactor(task.secrets).text(observation.snapshot[:PAGE_CHARS])
-    return request.model_copy(update={"single_model": True, "page": page, "refs": refs_in(page)})
+    snapshot = Redactor(task.secrets).text(observation.snapshot[:PAGE_CHARS])
+    return request.model_copy(update={"single_model": True, "snapshot": snapshot, "refs": refs_in(snapshot)})
 
 
 def signature(schema: dict[str, Any]) -> str:
@@ -68,10 +69,24 @@ def args_schema(schema: dict[str, Any], refs: list[str], page: str) -> dict[str,
     return {"type": "object", "additionalProperties": False, "required": required, "properties": properties}
 
 
-def plan_schema(request: PlanRequest) -> dict[str, Any]:
-    """Exactly one step: an act per tool (its name a constant, its args its schema) or a finish."""
-    acts = [step_shape("act", {"tool": {"const": t.name},
-                               "args": args_schema(t.args_schema or {}, request.refs, request.page)},
-                       ["tool", "args"])
-            for t in request.tools]
+def plan_schema(request: PlanRequest, grounded: bool = False) -> dict[str, Any]:
+    """Exactly one step: an act per tool (its name a constant, its args its schema) or a finish;
+    `grounded`: one of the grounded steps, each act with its tool's args."""
+    if grounded and request.tools and request.names != PageNames():
+        from agentpair.plan_grounding import grounded_steps  # it builds on the planner module
+
+        return plan_object([_with_args(shape, request) for shape in grounded_steps(request, reads=False)[0]],
+                           max_steps=1)
+    acts = [_with_args(step_shape("act", {"tool": {"const": t.name}}, ["tool"]), request) for t in request.tools]
     return plan_object([*acts, finish_shape(request.output_schema)], max_steps=1)
+
+
+def _with_args(shape: dict[str, Any], request: PlanRequest) -> dict[str, Any]:
+    """An act shape with its tool's `args` (a finish as it is)."""
+    tool = shape["properties"].get("tool", {}).get("const")
+    info = next((t for t in request.tools if t.name == tool), None)
+    if info is None:
+        return shape
+    args = args_schema(info.args_schema or {}, request.refs, request.snapshot)
+    return {**shape, "required": [*shape["required"], "args"],
+            "properties": {**shape["properties"], "args": args}}

@@ -88,8 +88,8 @@ def single_request(snapshot: str = PAGE, secrets: dict[str, str] | None = None) 
 
 def test_the_single_model_schema_takes_one_tool_call_with_refs_from_the_page() -> None:
     request = single_request(PAGE + "\n- text: hunter2-x", secrets={"pw": "hunter2-x"})
-    assert request.single_model and request.refs == ["e1", "e2"] and "[ref=e1]" in request.page
-    assert "hunter2-x" not in request.page and "{{secret:pw}}" in request.page
+    assert request.single_model and request.refs == ["e1", "e2"] and "[ref=e1]" in request.snapshot
+    assert "hunter2-x" not in request.snapshot + request.page and "{{secret:pw}}" in request.snapshot
     assert request.tools[1].description.endswith("Args: ref, text?")
     schema = single_model.plan_schema(request)
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -148,7 +148,7 @@ async def test_a_single_model_agent_calls_tools_with_the_planner_args_and_no_exe
     assert result.finished and result.answer == "done"
     assert env.calls == [("type", {"ref": "e2", "text": "bob"}), ("click", {"ref": "e1", "text": ""})]
     assert agent._executor is None  # no default executor was loaded
-    assert all(r.single_model and r.refs == ["e1", "e2"] and "[ref=e2]" in r.page for r in planner.requests)
+    assert all(r.single_model and r.refs == ["e1", "e2"] and "[ref=e2]" in r.snapshot for r in planner.requests)
     tree = load_trace(trace)
     assert tree.fills() == [] and len(tree.tool_calls()) == 2
     assert tree.header.executor == {"name": "none (single model)"}
