@@ -240,7 +240,8 @@ class Agent:
 
     async def _plan(self, rec: RunRecorder, run: RunState, observation: Observation, toolbox: Toolbox) -> PlanReply:
         if self.single_model:
-            request = single_model_request(run.task, observation, run.memory, run.records, list(toolbox))
+            request = single_model_request(run.task, observation, run.memory, run.records, list(toolbox),
+                                           run.unchanged_on(observation))
         else:
             tools = [ToolInfo(name=t.name, description=t.description) for t in toolbox]
             request = plan_request(run.task, observation, run.memory, run.records, tools,

@@ -37,11 +37,11 @@ PAGE_CHARS = 1500  # of the snapshot, refs included (as much as the paired plann
 
 
 def single_model_request(task: Task, observation: Observation, memory: list[Any], history: list[StepRecord],
-                         tools: list[Tool]) -> PlanRequest:
-    """The paired planner's request, but with the page's refs kept and each tool's arguments."""
+                         tools: list[Tool], unchanged: list[str] | None = None) -> PlanRequest:
+    """The paired planner's request (plan_request), but with the page's refs kept and each tool's arguments."""
     infos = [ToolInfo(name=t.name, description=f"{t.description} Args: {signature(t.args_schema())}",
                       args_schema=t.args_schema()) for t in tools]
-    request = plan_request(task, observation, memory, history, infos)
+    request = plan_request(task, observation, memory, history, infos, unchanged)
     snapshot = Redactor(task.secrets).text(observation.snapshot[:PAGE_CHARS])
     return request.model_copy(update={"single_model": True, "snapshot": snapshot, "refs": refs_in(snapshot)})
 

@@ -21,11 +21,12 @@ LOGIN = """- heading "Sign in" [level=1] [ref=e1]
 GOAL = "Sign in as ada.lovelace with {{secret:password}}."
 
 
-def schema_for(goal: str = GOAL, snapshot: str = LOGIN, **task: object) -> dict[str, object]:
+def schema_for(goal: str = GOAL, snapshot: str = LOGIN, unchanged: list[str] | None = None,
+               **task: object) -> dict[str, object]:
     observation = Observation(url="http://x.test/login", title="Sign in", snapshot=snapshot,
                               refs=[f"e{i}" for i in range(1, 6)])
     request = single_model_request(Task(goal=goal, secrets={"password": "pw"}, **task), observation, [], [],
-                                   Browser().tools())
+                                   Browser().tools(), unchanged)
     return plan_schema(request, grounded=True)
 
 
@@ -51,6 +52,12 @@ def test_an_act_is_a_grounded_step_with_args_the_model_writes() -> None:
     assert not valid(schema, {"kind": "act", "tool": "click", "instruction": "click the Sign in button"})  # no args
     assert not valid(schema, act("click", "click the Sign in button", ref="e4"),
                      act("click", "click the Sign in button", ref="e4"))  # one step per call
+
+
+def test_a_step_that_left_this_page_as_it_was_is_not_offered_again() -> None:
+    forgot = act("click", "click the Forgot password? link", ref="e5")
+    assert valid(schema_for(), forgot)
+    assert not valid(schema_for(unchanged=["click the Forgot password? link"]), forgot)
 
 
 @pytest.mark.parametrize("kind", ["extract", "code"])
