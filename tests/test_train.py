@@ -175,3 +175,21 @@ def test_shipped_ar_baseline_fills_a_tool_call():
                           allowed=record["allowed"])
     result = asyncio.run(ARBaselineExecutor().fill([request]))[0]
     assert result.error is None and result.value["ref"] in record["allowed"]["/ref"]
+
+
+def test_the_evaluation_reports_both_decoders_side_by_side_on_the_shipped_weights(tmp_path: Path):
+    from agentpair.executor_local import WEIGHTS
+    from executor_engine.evaluate import evaluate
+
+    records = offline_records("heldout", 4)
+    data = tmp_path / "heldout.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = evaluate(WEIGHTS / "executor", WEIGHTS / "executor-ar", data, batches=1)
+    assert report["examples"] == len(records)
+    for key in ("accuracy", "accuracy_one_token", "accuracy_ar"):
+        assert set(report[key]) == {"tool_call_exact", "extract_field", "code_hole_exact"}
+    assert report["accuracy"]["tool_call_exact"] > 0.5  # the shipped model fills these
+    assert 0 < report["model_fills"] <= len(records)  # fills a forward ran for, on either side
+    assert report["model_fill_ms_p50"] > 0 and report["ar_model_fill_ms_p50"] > 0
+    assert report["speedup_vs_ar_model_fills"] == round(report["ar_model_fill_ms_p50"]
+                                                        / report["model_fill_ms_p50"], 2)
