@@ -130,8 +130,9 @@ class _BlockSampler:
 
     def _choices(self, p: Progress, positions: list[int]) -> list[tuple[ChoiceSlot, list[int]]]:
         """The choice slots (still open to two values or more) starting at one of `positions`, each
-        with its masked positions; none unless the sampler scores choices whole."""
-        if not self.whole_choices:
+        with its masked positions; none unless the sampler scores choices whole, greedily (under a
+        temperature a choice is sampled token by token)."""
+        if not self.whole_choices or self.temperature > 0:
             return []
         masked = p.canvas.masked()
         slots = {id(s): s for q in positions if isinstance(s := p.canvas.owner[q][0], ChoiceSlot) and len(s.live) > 1}

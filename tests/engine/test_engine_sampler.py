@@ -117,6 +117,14 @@ def test_a_choice_is_committed_whole_from_one_forward_when_one_value_is_sure(eng
             assert committed == 1
 
 
+def test_under_a_temperature_a_choice_is_sampled_token_by_token(engines: dict[str, Engine]) -> None:
+    canvas = compile_template(engines["agentpair"].vocab, "x = {{v}}", {"/v": ["alpha beta gamma", "delta"]}).canvas
+    greedy, sampling = ThresholdSampler(block_length=64), ThresholdSampler(block_length=64, temperature=1.0)
+    assert len(greedy.read(greedy.start(canvas))) > 1  # the whole value's positions
+    p = sampling.start(canvas)
+    assert sampling.read(p) == sampling.positions(p) and len(sampling.read(p)) == 1  # its first token
+
+
 def test_after_a_choice_committed_whole_the_other_positions_take_their_own_logits(engines: dict[str, Engine]) -> None:
     vocab = engines["agentpair"].vocab
     canvas = compile_template(vocab, "x = {{v}}; y = {{w:3}}", {"/v": ["alpha beta gamma", "delta"]}).canvas
