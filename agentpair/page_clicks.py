@@ -20,7 +20,7 @@ SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase":
                 **{verb: {verb} for verb in ("archive", "cancel", "delete", "follow", "notify", "remove", "share",
                                               "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
 CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
-SETTING = re.compile(r"\b(?:set|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
+SETTING = re.compile(r"\b(?:set(?! up\b)|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
 DISCLOSURE = re.compile(r"click the (?:(?:show|see|view) (?:more|advanced|all)|more|advanced|expand)\b.* button$", re.I)
 WHERE = r"\b(?:under|inside|from the|in the)\s+{name}\b|\b{name}\s*(?:>|, then\b)"  # where a page is
 LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")

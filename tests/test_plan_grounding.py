@@ -318,6 +318,9 @@ def test_a_setting_the_goal_sets_that_the_form_hides_is_shown_before_anything_el
     schema = grounded_plan_schema(request(goal=goal, snapshot=shown))
     assert valid(schema, plan(act("select", "select 15 minutes in the Session timeout dropdown"),
                               act("click", "click the Save security settings button")))
+    setup = "Set up two-factor authentication to protect the account: make it Required and save."
+    assert valid(grounded_plan_schema(request(goal=setup, snapshot=security)),
+                 plan(act("click", "click the Save security settings button")))  # "set up" sets nothing hidden
 
 
 def test_no_finish_while_a_box_the_goal_names_to_fill_is_unfilled() -> None:
