@@ -24,13 +24,15 @@ NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 PLACEHOLDER = re.compile(r"<([A-Za-z_][\w-]*)>")
 # a line of a config or of code: a section or a brace, or a key with "=" or ":" and a value
 CODE_LINE = re.compile(r"""^\s*(?:[\[\]{}]|[\w.\-"']+\s*[=:]\s*\S)""")
+PROSE = re.compile(r"^\s*[A-Z](?:[^=:{}\[\]\s]*\s+){3,}[^=:{}\[\]]*[.!?]\s*$")  # a sentence of 4+ words, no code marks
 
 
 def shown_template(text: str) -> str | None:
     """The block of the page's text that holds every <placeholder> line, widened over the code lines
-    around it ("[service]" above, 'health_check = "/healthz"' below); None when no line has one."""
+    around it ("[service]" above, 'health_check = "/healthz"' below); None when no line has one. A
+    sentence is not a template line ("Clone <url> to get started.")."""
     lines = text.splitlines()
-    marked = [i for i, line in enumerate(lines) if PLACEHOLDER.search(line)]
+    marked = [i for i, line in enumerate(lines) if PLACEHOLDER.search(line) and not PROSE.match(line)]
     if not marked:
         return None
     start, end = marked[0], marked[-1]

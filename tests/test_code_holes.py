@@ -24,6 +24,10 @@ def test_the_shown_template_is_the_placeholder_block_with_its_code_lines_around(
     assert shown_template(PAGE) == SHOWN
     assert shown_template("Start from this template:\nNAME=<name>\nPORT=<port>\nCreate") == "NAME=<name>\nPORT=<port>\n"
     assert shown_template("A page with no template.\nkey = value") is None
+    assert shown_template("Run git clone <url> to get the code.\nThen start it.") is None  # a sentence
+    assert shown_template("Replace <name> in the file below.\nNAME=<name>\nPORT=<port>") == "NAME=<name>\nPORT=<port>\n"
+    assert shown_template("docker run -p <port>:80 <image>") == "docker run -p <port>:80 <image>\n"
+    assert shown_template("Set PORT=<port> before you start.") == "Set PORT=<port> before you start.\n"  # code in it
 
 
 def test_placeholders_become_holes_sized_as_the_planner_sized_them_and_each_filled_once() -> None:
