@@ -49,7 +49,6 @@ def with_holes(shown: str, planner_template: str | None = None) -> str:
     ({{name_2}}), since the executor fills each hole once."""
     sizes = {m.group(1): m.group(2) for m in HOLE.finditer(planner_template or "") if m.group(2)}
     seen: dict[str, int] = {}
-
     taken: set[str] = set()
 
     def hole(m: re.Match[str]) -> str:

@@ -126,7 +126,11 @@ class _BlockSampler:
         """The canvas positions whose logits the next step reads: positions(p), then (scoring
         choices whole) the other open positions of the choices among them."""
         positions = self.positions(p)
-        return positions + [q for _, qs in self._choices(p, positions) for q in qs if q not in positions]
+        return self._read(positions, self._choices(p, positions))
+
+    @staticmethod
+    def _read(positions: list[int], choices: list[tuple[ChoiceSlot, list[int]]]) -> list[int]:
+        return positions + [q for _, qs in choices for q in qs if q not in positions]
 
     def _choices(self, p: Progress, positions: list[int]) -> list[tuple[ChoiceSlot, list[int]]]:
         """The choice slots (still open to two values or more) starting at one of `positions`, each
@@ -142,8 +146,8 @@ class _BlockSampler:
         """Commit tokens of the current block from logits [n, V] at read(p), in order; returns
         how many."""
         positions = self.positions(p)
-        read = self.read(p)  # positions first, in their order
-        whole = self._commit_whole(p, read, logits)
+        choices = self._choices(p, positions)
+        whole = self._commit_whole(p, self._read(positions, choices), logits, choices)  # read: positions first
         still = set(p.canvas.masked())
         keep = [k for k, q in enumerate(positions) if q in still]  # not a choice just committed whole
         positions = [positions[k] for k in keep]
@@ -156,7 +160,8 @@ class _BlockSampler:
         self._advance(p)
         return len(chosen) + whole
 
-    def _commit_whole(self, p: Progress, read: list[int], logits: Tensor) -> int:
+    def _commit_whole(self, p: Progress, read: list[int], logits: Tensor,
+                      choices: list[tuple[ChoiceSlot, list[int]]]) -> int:
         """Each choice whose likeliest value, scored over all its open positions from this one
         forward (the sum of its tokens' log-probabilities, normalised over the values still
         possible), reaches choice_threshold and starts as a token-by-token pick would (a short
@@ -164,7 +169,7 @@ class _BlockSampler:
         row = {q: k for k, q in enumerate(read)}
         logp = F.log_softmax(logits.float(), dim=-1)  # [n, V]
         n = 0
-        for slot, qs in self._choices(p, self.positions(p)):
+        for slot, qs in choices:
             at = torch.tensor([row[q] for q in qs])  # [m]
             seqs = torch.tensor([[seq[p.canvas.owner[q][1]] for q in qs] for seq in slot.live])  # [C, m]
             scores = logp[at[None, :], seqs].sum(-1)  # [C]
