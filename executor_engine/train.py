@@ -38,7 +38,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--arch", choices=["diffusion", "ar"], default="diffusion")
     ap.add_argument("--tokenizer", help="tokenizer.json to reuse (default: train one)")
     ap.add_argument("--init", help="checkpoint directory to start from (its weights, shape and "
-                                   "tokenizer; a fresh optimizer); ignored when resuming")
+                                   "tokenizer; a fresh optimizer); ignored when resuming. Either "
+                                   "arch: both are one network, only the attention differs")
     ap.add_argument("--vocab-size", type=int, default=3072)
     ap.add_argument("--d-model", type=int, default=256)
     ap.add_argument("--layers", type=int, default=4)
@@ -65,10 +66,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def model_config(args: argparse.Namespace, tok: Tokenizer) -> ModelConfig:
     if args.init:
-        arch = json.loads((Path(args.init) / "config.json").read_text()).get("arch")
-        if arch != args.arch:
-            raise SystemExit(f"--init {args.init} holds a model of arch {arch!r}, "
-                             f"not {args.arch!r}")
         return read_config(Path(args.init))
     pad, mask = tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>")
     vocab = -(-tok.get_vocab_size() // 64) * 64
@@ -184,7 +181,9 @@ def train(args: argparse.Namespace) -> Path:
     elif args.init:
         model.load_state_dict(load_model(Path(args.init), torch.device("cpu"),
                                          torch.float32).state_dict())
-        print(f"initialised from {args.init}", file=log, flush=True)
+        init_arch = json.loads((Path(args.init) / "config.json").read_text()).get("arch")
+        print(f"initialised from {args.init} (arch {init_arch}), trained as {args.arch}",
+              file=log, flush=True)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"arch={args.arch} params={n_params} contexts={len(groups)} "
           f"examples={sum(map(len, groups))} skipped={skipped} vocab={cfg.vocab_size} "
