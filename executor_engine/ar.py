@@ -25,15 +25,39 @@ from executor_engine.template import Compiled, compile_schema, compile_template
 
 @dataclass(eq=False)
 class _Decode:
-    """One request's decoding state: canvas, next canvas position, tokens not yet fed, cache."""
+    """One request's decoding state: canvas, next canvas position, tokens not yet fed, cache.
+    The cache is preallocated for the whole fill (context, instruction, canvas), so a step writes
+    its new K/V in place instead of copying the context's every time."""
 
     compiled: Compiled
-    cache: list[KV]  # per layer [1, H, S, hd]
+    buffers: list[KV]  # per cache entry [1, H, S_max, hd]: the context's, then the fill's own
+    length: int  # positions of the buffers filled so far
     pending: list[int]
     pos: int = 0  # next canvas position to decide
     nfe: int = 0
     generated: int = 0
     error: str | None = None
+
+    @classmethod
+    def start(cls, compiled: Compiled, context: list[KV], pending: list[int]) -> _Decode:
+        S, room = context[0][0].shape[2], len(pending) + len(compiled.canvas.ids)
+        buffers = []
+        for k, v in context:
+            bk, bv = (t.new_empty(*t.shape[:2], S + room, t.shape[3]) for t in (k, v))
+            bk[:, :, :S], bv[:, :, :S] = k, v
+            buffers.append((bk, bv))
+        return cls(compiled, buffers, S, pending)
+
+    @property
+    def cache(self) -> list[KV]:
+        return [(k[:, :, :self.length], v[:, :, :self.length]) for k, v in self.buffers]
+
+    def extend(self, kvs: list[KV], row: int, n: int) -> None:
+        """Write the first n new positions of batch row `row` of a forward's K/V."""
+        for (bk, bv), (k, v) in zip(self.buffers, kvs):
+            bk[:, :, self.length:self.length + n] = k[row:row + 1, :, :n]
+            bv[:, :, self.length:self.length + n] = v[row:row + 1, :, :n]
+        self.length += n
 
     @property
     def done(self) -> bool:
@@ -76,8 +100,8 @@ class ARDecoder:
             compiled = compile_schema(self.vocab, req.schema, req.allowed)
         else:
             compiled = compile_template(self.vocab, req.template or "", req.allowed)
-        return _Decode(compiled, self._context(req.context),
-                       self.vocab.encode(req.instruction + "\n"))
+        return _Decode.start(compiled, self._context(req.context),
+                             self.vocab.encode(req.instruction + "\n"))
 
     def _advance(self, d: _Decode) -> Tensor | None:
         """Queue fixed and forced tokens; the allowed mask [V] of the next generated token."""
@@ -103,21 +127,24 @@ class ARDecoder:
     def _step(self, jobs: list[_Decode], allowed: list[Tensor]) -> None:
         """One forward over every job's pending tokens (padded), then one token each."""
         n = [len(j.pending) for j in jobs]
-        S = [j.cache[0][0].shape[2] for j in jobs]
+        S = [j.length for j in jobs]
         N, P = max(n), max(S)
         ids = torch.tensor([j.pending + [0] * (N - len(j.pending)) for j in jobs])  # [B, N]
         positions = torch.tensor(S)[:, None] + torch.arange(N)[None]  # [B, N]
         prefix_ok = torch.arange(P)[None] < torch.tensor(S)[:, None]  # [B, P]
         causal = torch.ones(N, N, dtype=torch.bool).tril()[None].expand(len(jobs), -1, -1)
         mask = torch.cat([prefix_ok[:, None, :].expand(-1, N, -1), causal], 2)  # [B, N, P + N]
-        pad = lambda t: F.pad(t, (0, 0, 0, P - t.shape[2]))  # noqa: E731
-        prefix = [(torch.cat([pad(j.cache[l][0]) for j in jobs]),
-                   torch.cat([pad(j.cache[l][1]) for j in jobs])) for l in range(len(jobs[0].cache))]
+        if len(jobs) == 1:  # the cache as it is, no copy
+            prefix = jobs[0].cache
+        else:  # padded to the longest
+            pad = lambda t: F.pad(t, (0, 0, 0, P - t.shape[2]))  # noqa: E731
+            caches = [j.cache for j in jobs]
+            prefix = [(torch.cat([pad(c[l][0]) for c in caches]), torch.cat([pad(c[l][1]) for c in caches]))
+                      for l in range(len(caches[0]))]
         last = torch.tensor(n)[:, None] - 1  # [B, 1]
         logits, kvs = self.model(ids, positions, mask, prefix, logits_at=last)  # [B, 1, V]
         for b, j in enumerate(jobs):
-            j.cache = [(torch.cat([ck, k[b:b + 1, :, :n[b]]], 2), torch.cat([cv, v[b:b + 1, :, :n[b]]], 2))
-                       for (ck, cv), (k, v) in zip(j.cache, kvs)]
+            j.extend(kvs, b, n[b])
             tok = int(logits[b, 0].float().masked_fill(~allowed[b], -torch.inf).argmax())
             j.compiled.canvas.commit(j.pos, tok)
             j.pending, j.pos = [tok], j.pos + 1
