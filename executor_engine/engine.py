@@ -59,7 +59,8 @@ class _Job:
     context_ids: list[int]
     instruction_ids: list[int]
     prefix: list[KV] | None = None  # cached K/V of the prompt (less `shift` last tokens)
-    instruction_pending: bool = False  # exact layout: instruction K/V join the prefix in pass 1
+    instruction_pending: bool = False  # exact layout: the instruction rides in pass 1
+    instruction_kv: list[KV] | None = None  # its K/V from pass 1, joined to the prefix by pass 2
     refreshed_block: int | None = None  # block at which an approximate prefix was computed
 
     @property
@@ -246,6 +247,11 @@ class Engine:
         tokens), attending to each job's cached prefix; logits at the wanted canvas positions.
         The instruction never attends to the canvas, so its K/V then join the prefix exactly."""
         s, dev = self.cfg.shift, self.device
+        for j in jobs:  # a second pass: the instruction joins the prefix (a one-pass fill never copies it)
+            if j.instruction_kv is not None:
+                j.prefix = [(torch.cat([pk, ik], 2), torch.cat([pv, iv], 2))
+                            for (pk, pv), (ik, iv) in zip(j.prefix, j.instruction_kv)]
+                j.instruction_kv = None
         heads = [j.instruction_ids if j.instruction_pending else j.prompt[len(j.prompt) - s :]
                  for j in jobs]
         seqs = [h + j.compiled.canvas.ids for h, j in zip(heads, jobs)]
@@ -267,9 +273,7 @@ class Engine:
         for b, (job, head) in enumerate(zip(jobs, heads)):
             if job.instruction_pending:
                 n = len(head)
-                job.prefix = [(torch.cat([pk, k[b : b + 1, :, :n]], 2),
-                               torch.cat([pv, v[b : b + 1, :, :n]], 2))
-                              for (pk, pv), (k, v) in zip(job.prefix, kvs)]
+                job.instruction_kv = [(k[b : b + 1, :, :n], v[b : b + 1, :, :n]) for k, v in kvs]
                 job.instruction_pending = False
         return logits
 
