@@ -26,34 +26,36 @@ from executor_engine.template import Compiled, compile_schema, compile_template
 @dataclass(eq=False)
 class _Decode:
     """One request's decoding state: canvas, next canvas position, tokens not yet fed, cache.
-    The cache is preallocated for the whole fill (context, instruction, canvas), so a step writes
-    its new K/V in place instead of copying the context's every time."""
+    At its first forward the cache gets room for the whole fill (context, instruction, canvas),
+    so each step writes its new K/V in place instead of copying the context's every time; a fill
+    that needs no forward never copies it."""
 
     compiled: Compiled
-    buffers: list[KV]  # per cache entry [1, H, S_max, hd]: the context's, then the fill's own
-    length: int  # positions of the buffers filled so far
+    context: list[KV]  # per cache entry [1, H, S, hd], shared with other fills of this context
     pending: list[int]
+    room: int  # positions the fill can add: its instruction and canvas
+    buffers: list[KV] | None = None  # per cache entry [1, H, S + room, hd], from the first forward
+    length: int = 0  # positions of the buffers filled
     pos: int = 0  # next canvas position to decide
     nfe: int = 0
     generated: int = 0
     error: str | None = None
 
-    @classmethod
-    def start(cls, compiled: Compiled, context: list[KV], pending: list[int]) -> _Decode:
-        S, room = context[0][0].shape[2], len(pending) + len(compiled.canvas.ids)
-        buffers = []
-        for k, v in context:
-            bk, bv = (t.new_empty(*t.shape[:2], S + room, t.shape[3]) for t in (k, v))
-            bk[:, :, :S], bv[:, :, :S] = k, v
-            buffers.append((bk, bv))
-        return cls(compiled, buffers, S, pending)
-
     @property
     def cache(self) -> list[KV]:
+        if self.buffers is None:
+            return self.context
         return [(k[:, :, :self.length], v[:, :, :self.length]) for k, v in self.buffers]
 
     def extend(self, kvs: list[KV], row: int, n: int) -> None:
         """Write the first n new positions of batch row `row` of a forward's K/V."""
+        if self.buffers is None:
+            S = self.length = self.context[0][0].shape[2]
+            self.buffers = []
+            for k, v in self.context:
+                bk, bv = (t.new_empty(*t.shape[:2], S + self.room, t.shape[3]) for t in (k, v))
+                bk[:, :, :S], bv[:, :, :S] = k, v
+                self.buffers.append((bk, bv))
         for (bk, bv), (k, v) in zip(self.buffers, kvs):
             bk[:, :, self.length:self.length + n] = k[row:row + 1, :, :n]
             bv[:, :, self.length:self.length + n] = v[row:row + 1, :, :n]
@@ -100,8 +102,9 @@ class ARDecoder:
             compiled = compile_schema(self.vocab, req.schema, req.allowed)
         else:
             compiled = compile_template(self.vocab, req.template or "", req.allowed)
-        return _Decode.start(compiled, self._context(req.context),
-                             self.vocab.encode(req.instruction + "\n"))
+        pending = self.vocab.encode(req.instruction + "\n")
+        return _Decode(compiled, self._context(req.context), pending,
+                       len(pending) + len(compiled.canvas.ids))
 
     def _advance(self, d: _Decode) -> Tensor | None:
         """Queue fixed and forced tokens; the allowed mask [V] of the next generated token."""
@@ -127,7 +130,7 @@ class ARDecoder:
     def _step(self, jobs: list[_Decode], allowed: list[Tensor]) -> None:
         """One forward over every job's pending tokens (padded), then one token each."""
         n = [len(j.pending) for j in jobs]
-        S = [j.length for j in jobs]
+        S = [j.cache[0][0].shape[2] for j in jobs]
         N, P = max(n), max(S)
         ids = torch.tensor([j.pending + [0] * (N - len(j.pending)) for j in jobs])  # [B, N]
         positions = torch.tensor(S)[:, None] + torch.arange(N)[None]  # [B, N]
