@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from executor_engine import Engine, FillInput, ReferenceSampler, ThresholdSampler
+from executor_engine.ar import ARDecoder
 
 SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}, "text": {"type": "string",
           "maxLength": 12}, "n": {"type": "integer"}}, "required": ["ref", "text"]}
@@ -115,3 +116,24 @@ def test_context_encoded_once(engines: dict[str, Engine]) -> None:
     finally:
         del engine.model.forward
     assert calls == 1  # the context K/V, computed once for four requests
+
+
+def test_ar_cache_written_in_place_equals_one_causal_pass(engines: dict[str, Engine]) -> None:
+    engine = engines["agentpair+copy"]
+    ar = ARDecoder(engine.model, engine.vocab)
+    assert _key(ar.fill(requests())) == _key([ar.fill([r])[0] for r in requests()])  # padded = alone
+    job = ar._start(requests()[1])  # free text: one forward per slot token
+    while not job.done:
+        allowed = ar._advance(job)
+        if allowed is not None:
+            ar._step([job], [allowed])
+    assert job.nfe > 3 and job.buffers is not None
+    context = job.context[0][0].shape[2]
+    fed = engine.vocab.encode("write a loop\n") + job.compiled.canvas.ids
+    ids = torch.tensor([engine.vocab.encode("page: editor\n") + fed])[:, :job.length]  # [1, S]
+    assert ids.shape[1] == job.length > context
+    causal = torch.ones(job.length, job.length, dtype=torch.bool).tril()[None]
+    whole = engine.model(ids, mask=causal, logits_at=ids[:, -1:] * 0)[1]
+    for (k, v), (wk, wv) in zip(job.cache, whole):
+        torch.testing.assert_close(k, wk, atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(v, wv, atol=1e-4, rtol=1e-4)
