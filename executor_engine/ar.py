@@ -130,7 +130,8 @@ class ARDecoder:
     def _step(self, jobs: list[_Decode], allowed: list[Tensor]) -> None:
         """One forward over every job's pending tokens (padded), then one token each."""
         n = [len(j.pending) for j in jobs]
-        S = [j.cache[0][0].shape[2] for j in jobs]
+        caches = [j.cache for j in jobs]
+        S = [c[0][0].shape[2] for c in caches]
         N, P = max(n), max(S)
         ids = torch.tensor([j.pending + [0] * (N - len(j.pending)) for j in jobs])  # [B, N]
         positions = torch.tensor(S)[:, None] + torch.arange(N)[None]  # [B, N]
@@ -138,10 +139,9 @@ class ARDecoder:
         causal = torch.ones(N, N, dtype=torch.bool).tril()[None].expand(len(jobs), -1, -1)
         mask = torch.cat([prefix_ok[:, None, :].expand(-1, N, -1), causal], 2)  # [B, N, P + N]
         if len(jobs) == 1:  # the cache as it is, no copy
-            prefix = jobs[0].cache
+            prefix = caches[0]
         else:  # padded to the longest
             pad = lambda t: F.pad(t, (0, 0, 0, P - t.shape[2]))  # noqa: E731
-            caches = [j.cache for j in jobs]
             prefix = [(torch.cat([pad(c[l][0]) for c in caches]), torch.cat([pad(c[l][1]) for c in caches]))
                       for l in range(len(caches[0]))]
         last = torch.tensor(n)[:, None] - 1  # [B, 1]
