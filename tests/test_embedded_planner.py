@@ -30,7 +30,7 @@ def llama_servers() -> set[int]:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if b"llama_cpp.server" in (entry / "cmdline").read_bytes():
+                if b"agentpair.planner_server" in (entry / "cmdline").read_bytes():
                     pids.add(int(entry.name))
             except OSError:
                 pass
@@ -48,6 +48,13 @@ def alive(pid: int) -> bool:
 def server():
     with LlamaServer() as running:
         yield running
+
+
+def test_the_server_runs_with_the_top_token_tried_first(server: LlamaServer) -> None:
+    assert server.pid in llama_servers()
+    assert server._log is not None
+    server._log.seek(0)
+    assert b"top token first under a grammar: on" in server._log.read()
 
 
 async def test_openai_planner_on_llama_cpp_returns_a_validated_plan(server: LlamaServer) -> None:
