@@ -1,7 +1,9 @@
 """`agentpair bench loop`: the pairing measured against a single-model agent, side by side.
 
 One planner, started once, drives three configurations for each scenario and run, interleaved
-(paired, single_model, ar_executor, paired, ...) so that machine drift hits all alike:
+(paired, single_model, ar_executor, paired, ...) so that machine drift hits all alike, each
+scenario and run on one site address, so that the planner's prompts differ only by what the
+configurations did:
 
 - paired: the planner + the default executor (the shipped diffusion model);
 - single_model: the planner writes every tool call itself, no executor (agentpair.single_model);
@@ -22,6 +24,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import random
+import socket
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -163,6 +167,19 @@ async def _executor(config: str) -> Any:
     return await asyncio.to_thread(ARBaselineExecutor) if config == "ar_executor" else None
 
 
+def site_port() -> int:
+    """A free loopback port below the kernel's ephemeral range (32768 up), so no client socket
+    takes it between the configurations that serve a scenario's site on it in turn."""
+    while True:
+        port = random.randrange(20000, 32768)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+
+
 async def run_configs(planner: Any, names: list[str], runs: int, max_steps: int | None, trace_dir: Path,
                       configs: Sequence[str] = tuple(CONFIGS),
                       on_run: Callable[[LoopRun], None] = lambda run: None) -> tuple[list[LoopRun], float]:
@@ -191,9 +208,11 @@ async def run_configs(planner: Any, names: list[str], runs: int, max_steps: int 
         trace_dir.mkdir(parents=True, exist_ok=True)
         for run in range(1, runs + 1):
             for scenario in chosen:
+                port = site_port()  # one site address for all configurations: the planner reads
+                # it in every prompt, and a different port number alone can flip its greedy choices
                 for config, agent in agents.items():
                     path = trace_dir / f"{scenario.name}-{run}-{config}.jsonl"
-                    report, _ = await run_scenario(scenario, agent, trace=str(path))
+                    report, _ = await run_scenario(scenario, agent, trace=str(path), port=port)
                     rows.append(loop_run(config, scenario.name, run, report.success, load_trace(path),
                                          report.reasons))
                     on_run(rows[-1])

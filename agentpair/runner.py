@@ -39,9 +39,11 @@ def report(name: str, success: bool, result: RunResult, reasons: list[str] = (),
     )
 
 
-async def run_scenario(scenario: Scenario, agent: Agent, trace: bool | str = True) -> tuple[ScenarioReport, RunResult]:
-    """Serve the scenario's site, run its task with `agent`, and judge the run with its check."""
-    async with scenario.serve() as server:
+async def run_scenario(scenario: Scenario, agent: Agent, trace: bool | str = True,
+                       port: int = 0) -> tuple[ScenarioReport, RunResult]:
+    """Serve the scenario's site (on `port`, a free one by default), run its task with `agent`,
+    and judge the run with its check."""
+    async with scenario.serve(port) as server:
         result = await agent.run(server.task(), trace=trace, labels={"scenario": scenario.name})
         browser = agent.browser
         safety = browser.violations() if hasattr(browser, "violations") else []

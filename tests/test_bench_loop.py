@@ -202,4 +202,8 @@ def test_bench_loop_runs_all_three_configurations_on_the_embedded_defaults(tmp_p
         assert isinstance(report[key], float) and report[key] >= 0, key
     assert [run["config"] for run in report["runs"]] == list(CONFIGS)
     assert all((tmp_path / run["trace"]).is_file() for run in report["runs"])
+    start_urls = {json.loads(span["attributes"]["agentpair.plan_request"])["start_url"]
+                  for run in report["runs"] for span in map(json.loads, (tmp_path / run["trace"]).open())
+                  if "agentpair.plan_request" in span.get("attributes", {})}
+    assert len(start_urls) == 1  # one site address for the three: the planner's prompts differ by nothing else
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
