@@ -2,7 +2,7 @@
 decoding under a grammar that tries the model's top token before filtering the vocabulary.
 
 llama.cpp's sampler chain runs the grammar over every token of the vocabulary at every step
-(49,152 for SmolLM2), a quarter of a planned token's time on this CPU. Under greedy decoding only
+(49,152 for SmolLM2), a third of a planned token's time on this CPU. Under greedy decoding only
 one token matters: if the grammar accepts the top-scoring one, it is the token the full filter would
 have picked too, so the rest need no check. Run as `python -m agentpair.planner_server ARGS`, with
 the arguments of `python -m llama_cpp.server`.
@@ -32,7 +32,7 @@ class TopTokenFirst:
     `hits` and `misses` count the tokens decided each way."""
 
     def __init__(self, chain: internals.LlamaSampler, grammar_index: int) -> None:
-        self.chain = chain
+        self.chain = chain.sampler  # the C chain only: the Python one holds this object
         self.grammar_index = grammar_index
         self.one = (llama_cpp.llama_token_data * 1)()
         self.one_array = llama_cpp.llama_token_data_array(data=self.one, size=1, selected=-1, sorted=False)
@@ -47,7 +47,7 @@ class TopTokenFirst:
         top = int(np.argmax(view["logit"]))  # the first of equal maxima, as the greedy sampler picks
         self.one[0].id, self.one[0].logit, self.one[0].p = int(view["id"][top]), float(view["logit"][top]), 0.0
         self.one_array.size, self.one_array.selected, self.one_array.sorted = 1, -1, False
-        grammar = llama_cpp.llama_sampler_chain_get(self.chain.sampler, self.grammar_index)
+        grammar = llama_cpp.llama_sampler_chain_get(self.chain, self.grammar_index)
         llama_cpp.llama_sampler_apply(grammar, ctypes.byref(self.one_array))  # rejected -> -inf
         if self.one[0].logit == -np.inf:
             self.misses += 1

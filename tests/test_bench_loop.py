@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from agentpair import Agent, OpenAIPlanner, single_model
-from agentpair.bench_loop import CONFIGS, aggregate, loop_run
+from agentpair.bench_loop import CONFIGS, aggregate, config_order, loop_run
 from agentpair.models import Plan, Task
 from agentpair.planner import PlanRequest
 from agentpair.replay import replay
@@ -84,6 +84,13 @@ def single_request(snapshot: str = PAGE, secrets: dict[str, str] | None = None) 
     observation = Observation(url="http://127.0.0.1/p", title="P", snapshot=snapshot, refs=[])
     return single_model.single_model_request(Task(goal="type bob, then go", secrets=secrets or {}), observation,
                                              [], [], SleepyEnvironment().tools())
+
+
+def test_each_executor_config_runs_right_after_the_single_model_as_often_as_the_other() -> None:
+    sequence = [config for cell in range(4) for config in config_order(CONFIGS, cell)]
+    after_single = [b for a, b in zip(sequence, sequence[1:]) if a == "single_model"]
+    assert after_single.count("paired") == after_single.count("ar_executor") == 2
+    assert [config_order(CONFIGS, cell)[0] for cell in range(4)] == ["paired", "ar_executor"] * 2
 
 
 def test_the_single_model_schema_takes_one_tool_call_with_refs_from_the_page() -> None:
