@@ -124,6 +124,23 @@ def _block(runs: list[LoopRun], us_per_span: float) -> dict[str, Any]:
             "wall_ratio_paired_vs_ar_executor": _ratio(configs, "ar_executor")}
 
 
+def pair_ratios(runs: list[LoopRun]) -> dict[str, dict[str, Any]]:
+    """Per other configuration, over the scenario runs both ran: the median of paired wall / its
+    wall, and in how many the paired run was faster. Run by run on the same prompts, this moves
+    less with which runs land mid-list than a ratio of two medians does."""
+    by_cell: dict[tuple[str, int], dict[str, float]] = {}
+    for r in runs:
+        by_cell.setdefault((r.scenario, r.run), {})[r.config] = r.wall_s
+    result = {}
+    for other in CONFIGS:
+        pairs = [(cell["paired"], cell[other]) for cell in by_cell.values()
+                 if other != "paired" and "paired" in cell and cell.get(other, 0) > 0]
+        if pairs:
+            result[other] = {"pairs": len(pairs), "ratio_p50": statistics.median(a / b for a, b in pairs),
+                             "paired_faster": sum(a < b for a, b in pairs)}
+    return result
+
+
 def aggregate(runs: list[LoopRun], us_per_span: float) -> dict[str, Any]:
     """Overall and per-scenario figures; the overheads are the paired configuration's (the product)."""
     overall = _block(runs, us_per_span)
@@ -131,6 +148,7 @@ def aggregate(runs: list[LoopRun], us_per_span: float) -> dict[str, Any]:
     scenarios = list(dict.fromkeys(r.scenario for r in runs))
     return {
         **overall,
+        "pair_ratios": pair_ratios(runs),
         "framework_overhead_pct": paired.get("framework_pct"),
         "tracing_overhead_pct": paired.get("tracing_pct"),
         "tracing_us_per_span": us_per_span,
@@ -264,7 +282,9 @@ def _print_tables(report: dict[str, Any]) -> None:
     ratio = lambda value: "n/a" if value is None else f"{value:.2f}"
     out.print(f"wall ratio paired / single model: {ratio(report['wall_ratio_paired_vs_single_model'])}; "
               f"paired / AR executor: {ratio(report['wall_ratio_paired_vs_ar_executor'])}\n"
-              f"framework overhead {report['framework_overhead_pct']:.2f}% of wall time; tracing overhead "
+              + "".join(f"per scenario run, paired / {other}: median {p['ratio_p50']:.2f}, paired faster in "
+                        f"{p['paired_faster']} of {p['pairs']}\n" for other, p in report["pair_ratios"].items())
+              + f"framework overhead {report['framework_overhead_pct']:.2f}% of wall time; tracing overhead "
               f"{report['tracing_overhead_pct']:.2f}% ({report['tracing_us_per_span']:.0f} us per span)\n"
               f"plot: {report['plot']}; traces: {report['trace_dir']}", highlight=False)
 

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from agentpair import Agent, OpenAIPlanner, single_model
-from agentpair.bench_loop import CONFIGS, aggregate, config_order, loop_run
+from agentpair.bench_loop import CONFIGS, LoopRun, aggregate, config_order, loop_run, pair_ratios
 from agentpair.models import Plan, Task
 from agentpair.planner import PlanRequest
 from agentpair.replay import replay
@@ -84,6 +84,21 @@ def single_request(snapshot: str = PAGE, secrets: dict[str, str] | None = None) 
     observation = Observation(url="http://127.0.0.1/p", title="P", snapshot=snapshot, refs=[])
     return single_model.single_model_request(Task(goal="type bob, then go", secrets=secrets or {}), observation,
                                              [], [], SleepyEnvironment().tools())
+
+
+def test_pair_ratios_compare_the_runs_of_one_scenario_run() -> None:
+    def run(config: str, scenario: str, number: int, wall_s: float) -> LoopRun:
+        return LoopRun(config=config, scenario=scenario, run=number, success=True, wall_s=wall_s, split_s={},
+                       planner_calls=1, planner_input_tokens=1, planner_output_tokens=1,
+                       executor_forward_passes=0, spans=1, trace="t")
+
+    runs = [run("paired", "a", 1, 9.0), run("ar_executor", "a", 1, 10.0), run("single_model", "a", 1, 30.0),
+            run("paired", "a", 2, 12.0), run("ar_executor", "a", 2, 10.0),
+            run("paired", "b", 1, 2.0), run("ar_executor", "b", 1, 4.0), run("ar_executor", "b", 2, 1.0)]
+    ratios = pair_ratios(runs)
+    assert ratios["ar_executor"] == {"pairs": 3, "ratio_p50": pytest.approx(0.9), "paired_faster": 2}
+    assert ratios["single_model"] == {"pairs": 1, "ratio_p50": pytest.approx(0.3), "paired_faster": 1}
+    assert "paired" not in ratios
 
 
 def test_each_executor_config_runs_right_after_the_single_model_as_often_as_the_other() -> None:
