@@ -132,9 +132,9 @@ def pair_ratios(runs: list[LoopRun]) -> dict[str, dict[str, Any]]:
     for r in runs:
         by_cell.setdefault((r.scenario, r.run), {})[r.config] = r.wall_s
     result = {}
-    for other in CONFIGS:
+    for other in (c for c in CONFIGS if c != "paired"):
         pairs = [(cell["paired"], cell[other]) for cell in by_cell.values()
-                 if other != "paired" and "paired" in cell and cell.get(other, 0) > 0]
+                 if "paired" in cell and cell.get(other, 0) > 0]
         if pairs:
             result[other] = {"pairs": len(pairs), "ratio_p50": statistics.median(a / b for a, b in pairs),
                              "paired_faster": sum(a < b for a, b in pairs)}

@@ -24,6 +24,7 @@ from llama_cpp import _internals as internals
 # llama_token_data as numpy sees it: {int32 id; float logit; float p}
 TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
 STOCK_INIT_SAMPLER = Llama._init_sampler
+STOCK_SIGNATURE = inspect.signature(STOCK_INIT_SAMPLER)
 
 
 class TopTokenFirst:
@@ -64,7 +65,7 @@ def init_sampler(self: Llama, *args: Any, **kwargs: Any) -> internals.LlamaSampl
     greedy (top-k, top-p, mirostat and the rest are not used). This builds the same chain with the
     test between penalties and grammar; anything else gets the stock chain.
     """
-    settings = inspect.signature(STOCK_INIT_SAMPLER).bind(self, *args, **kwargs)
+    settings = STOCK_SIGNATURE.bind(self, *args, **kwargs)
     settings.apply_defaults()
     given = settings.arguments
     if given["grammar"] is None or given["temp"] != 0.0 or given["logits_processor"] is not None:
@@ -85,8 +86,8 @@ def install() -> bool:
     """Use `init_sampler` in this process; False (stock sampling kept) where this llama-cpp-python
     lacks what it builds on."""
     needed = ("temp", "grammar", "repeat_penalty", "frequency_penalty", "presence_penalty", "logits_processor")
-    params = inspect.signature(STOCK_INIT_SAMPLER).parameters
-    if not all(name in params for name in needed) or not hasattr(llama_cpp, "llama_sampler_chain_get"):
+    if not all(name in STOCK_SIGNATURE.parameters for name in needed) or not hasattr(
+            llama_cpp, "llama_sampler_chain_get"):
         return False
     Llama._init_sampler = init_sampler  # type: ignore[method-assign]
     return True
