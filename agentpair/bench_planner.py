@@ -22,28 +22,40 @@ def _norm(text: str) -> str:
 
 
 def step_text(step: dict[str, Any]) -> str:
-    """Everything a step says in words: its instruction, answer, template, target, schema fields."""
+    """Everything a step says in words: its instruction, answer, template, target, schema fields,
+    the arguments a single model wrote."""
     answer = step.get("answer")
     if not isinstance(answer, str):
         answer = "" if answer is None else json.dumps(answer, ensure_ascii=False)
     parts = [step.get("instruction") or "", step.get("template") or "", step.get("target") or "", answer,
-             " ".join((step.get("schema") or {}).get("properties", {}))]
+             " ".join((step.get("schema") or {}).get("properties", {})),
+             " ".join(str(v) for v in (step.get("args") or {}).values())]
     return _norm(" ".join(parts))
 
 
 def plan_correct(plan: Plan | dict[str, Any], reference: dict[str, Any], values: list[list[str]]) -> bool:
-    """A plan is correct when its steps have the reference's kinds and tools, in order, and each
-    step says every value the reference step carries (typed text, names, labels, answers)."""
+    """A plan is correct when its steps have the reference's kinds and tools, in order, each step
+    says every value the reference step carries (typed text, names, labels, answers) and, where the
+    reference writes a tool's arguments (a single model's step), has those very arguments."""
     steps = (plan.model_dump(by_alias=True) if isinstance(plan, Plan) else plan).get("steps", [])
     wanted = reference["steps"]
     if [(s.get("kind"), s.get("tool")) for s in steps] != [(s["kind"], s.get("tool")) for s in wanted]:
+        return False
+    if any(w.get("args") is not None and s.get("args") != w["args"] for s, w in zip(steps, wanted)):
         return False
     return all(_norm(str(value)) in step_text(step) for step, said in zip(steps, values) for value in said)
 
 
 def ensure_heldout(data: Path) -> None:
-    """Generate the held-out examples when the file is missing (fixed seed; renders in Chromium)."""
-    if not data.is_file():
+    """Generate the held-out examples when the file is missing (fixed seed; renders in Chromium):
+    heldout-single.jsonl holds a single model's steps, any other name the paired planner's calls."""
+    if data.is_file():
+        return
+    if data.name.endswith("-single.jsonl"):
+        from agentpair.datagen import single_plans
+
+        single_plans.build(data.parent, {"heldout": HELDOUT_EXAMPLES})
+    else:
         from agentpair.datagen.plans import build
 
         build(data.parent, {"heldout": HELDOUT_EXAMPLES})

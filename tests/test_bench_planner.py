@@ -62,6 +62,17 @@ def test_wrong_plans_are_not_correct(plan: dict, reference: dict, values: list[l
     assert not plan_correct(plan, reference, values)
 
 
+SINGLE = {"thought": "", "steps": [{"kind": "act", "instruction": "type ada into the Username field", "tool": "type",
+                                    "args": {"ref": "e5", "text": "ada", "submit": False}}]}
+
+
+@pytest.mark.parametrize("args", [{"ref": "e6", "text": "ada", "submit": False}, {"ref": "e5", "text": "ada"}, None],
+                         ids=["other-ref", "an-arg-left-out", "no-args"])
+def test_a_single_models_step_is_correct_only_with_the_references_arguments(args: dict | None) -> None:
+    assert plan_correct(SINGLE, SINGLE, [["ada", "Username"]])
+    assert not plan_correct(edited(SINGLE, 0, args=args), SINGLE, [["ada", "Username"]])
+
+
 class StandIn:
     """Answers from a table of goals; an unknown goal is an invalid plan."""
 

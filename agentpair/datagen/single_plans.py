@@ -1,0 +1,134 @@
+"""Single-model planner data: the episodes of datagen.plans, one example per step a single model
+takes (agentpair.single_model): its request (the page with refs, each tool with its arguments)
+and its one-step plan with the tool's arguments written out, refs read off the rendered page.
+`python -m agentpair.datagen.single_plans --out data/planner --train 3600 --heldout 150`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from rich.console import Console
+
+from agentpair.datagen.plans import episodes, render
+from agentpair.datagen.sites import Episode, Move
+from agentpair.models import Plan, Step, StepRecord, Task
+from agentpair.planner import plan_messages
+from agentpair.single_model import plan_schema, single_model_request
+from tools.base import Observation, Tool
+from tools.browser import Browser
+from tools.snapshot import find_ref
+
+
+def ordered_args(args: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments in the order a grammar writes them: required ones first, each group in schema order."""
+    required = schema.get("required", [])
+    names = sorted(schema.get("properties", {}), key=lambda n: n not in required)
+    return {n: args[n] for n in names if n in args}
+
+
+def single_step(move: Move, observation: Observation, tools: dict[str, Tool]) -> dict[str, Any] | None:
+    """The step a single model takes for a paired plan's move: an act with its arguments (a code
+    step becomes typing the code into its field), a finish as it is; None for an extract, since
+    a single model reads values into its answer."""
+    kind = move.step["kind"]
+    if kind == "extract":
+        return None
+    if kind == "finish":
+        return dict(move.step)
+    args = dict(move.args)
+    if move.element is not None:
+        args = {"ref": find_ref(observation.snapshot, *move.element, exact=True), **args}
+    step = dict(move.step)
+    if kind == "code":
+        step = {"kind": "act", "instruction": f"type the code into {move.step['target']}", "tool": "type"}
+    return {**step, "args": ordered_args(args, tools[step["tool"]].args_schema())}
+
+
+def ran_record(iteration: int, step: dict[str, Any], error: str | None) -> StepRecord:
+    args = step.get("args")
+    error = error.replace("{ref}", args.get("ref", "")) if error and args else error
+    return StepRecord(iteration=iteration, step=Step.model_validate(step), tool_args=args, ok=error is None,
+                      error=error)
+
+
+def examples(split: str, index: int, episode: Episode, take: int, observations: list[Observation],
+             tools: list[Tool]) -> tuple[list[dict[str, Any]], int]:
+    """One example per step of the episode's plans, each on the page its plan was made on (a page
+    a step changed, a field typed into, is shown as it was before); the history holds what ran.
+    Returns the examples and how many steps were left out because the single model's grounded
+    schema does not allow them there."""
+    task = Task(goal=episode.goal, start_url=episode.calls[0].screen.url, secrets=episode.secrets,
+                output_schema=episode.output_schema)
+    by_name = {t.name: t for t in tools}
+    records: list[StepRecord] = []
+    out, refused = [], 0
+    for number, (call, observation) in enumerate(zip(episode.calls[:take], observations), start=1):
+        done: list[StepRecord] = []
+        for move in call.moves:
+            step = single_step(move, observation, by_name)
+            if step is None:
+                continue
+            request = single_model_request(task, observation, [], records + done, tools)
+            plan = {"thought": call.thought, "steps": [step]}
+            try:
+                jsonschema.validate(plan, plan_schema(request, grounded=True))
+            except jsonschema.ValidationError:
+                refused += 1
+                break  # the later steps of this plan would follow one the schema refuses
+            Plan.model_validate(plan)
+            out.append({"split": split, "family": episode.family, "episode": index, "call": number,
+                        "messages": plan_messages(request), "target": json.dumps(plan, ensure_ascii=False),
+                        "reference": plan, "values": [move.values], "request": request.model_dump()})
+            done.append(ran_record(len(records) + len(done) + 1, step, None))
+        for move in call.records():
+            if (step := single_step(move, observation, by_name)) is not None:
+                records.append(ran_record(len(records) + 1, step, move.error))
+    return out, refused
+
+
+def build(out: Path, sizes: dict[str, int], seed: int | None = None) -> dict[str, tuple[Path, int]]:
+    """Write {split}-single.jsonl for each split in `sizes` (the episodes of that many paired
+    planner calls, pages from out/pages.jsonl where cached): the path and the steps left out."""
+    chosen = {split: episodes(split, n, seed) for split, n in sizes.items()}
+    everything = [pair for picked in chosen.values() for pair in picked]
+    rendered = iter(asyncio.run(render(everything, out / "pages.jsonl")))
+    tools, paths = Browser().tools(), {}
+    for split, picked in chosen.items():
+        rows, refused = [], 0
+        for index, (episode, take) in enumerate(picked):
+            made, left_out = examples(split, index, episode, take, next(rendered), tools)
+            rows += made
+            refused += left_out
+        path = out / f"{split}-single.jsonl"
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        paths[split] = (path, refused)
+    return paths
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default="data/planner")
+    ap.add_argument("--train", type=int, default=1200, help="the episodes of this many paired planner calls")
+    ap.add_argument("--heldout", type=int, default=150, help="the same for the held-out split")
+    ap.add_argument("--seed", type=int, help="one seed for both splits instead of their fixed ones")
+    args = ap.parse_args()
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    for split, (path, refused) in build(Path(args.out), {"train": args.train, "heldout": args.heldout},
+                                        args.seed).items():
+        rows = [json.loads(line) for line in path.open()]
+        families = Counter(r["family"] for r in rows)
+        console.print(f"{split}: {len(rows)} examples -> {path} ({dict(sorted(families.items()))}); "
+                      f"{refused} steps outside the single model's grounded schema left out")
+    console.print(f"took {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
