@@ -59,7 +59,7 @@ class Agent:
     ) -> None:
         from agentpair import defaults
 
-        self.planner: Planner = planner or defaults.default_planner()
+        self.planner: Planner = planner or defaults.default_planner(single_model)
         self._executor = executor
         self._browser = browser
         self.extra_tools = list(tools)

@@ -176,6 +176,12 @@ def planner_label(planner: Any) -> str:
     return str(identity.get("model") or planner.name)
 
 
+def _identity(planner: Any) -> dict[str, Any]:
+    """The planner as the report names it: model and, for the embedded one, its adapter."""
+    identity = planner.identity() if hasattr(planner, "identity") else {}
+    return {"model": planner_label(planner), "lora": identity.get("lora")}
+
+
 async def _executor(config: str) -> Any:
     """The executor a configuration runs with (None for the single model)."""
     from agentpair import defaults
@@ -211,11 +217,13 @@ def config_order(configs: Sequence[str], cell: int) -> list[str]:
 
 async def run_configs(planner: Any, names: list[str], runs: int, max_steps: int | None, trace_dir: Path,
                       configs: Sequence[str] = tuple(CONFIGS),
-                      on_run: Callable[[LoopRun], None] = lambda run: None) -> tuple[list[LoopRun], float]:
+                      on_run: Callable[[LoopRun], None] = lambda run: None,
+                      single_planner: Any = None) -> tuple[list[LoopRun], float]:
     """Run every scenario `runs` times in each of `configs`, interleaved, each run traced under
     `trace_dir`; returns the runs as read back from their traces and the start-up time.
+    `single_planner`: the one the single-model configuration asks (default: `planner`).
 
-    The executors and the browser are started here (once) and closed at the end; the planner is
+    The executors and the browser are started here (once) and closed at the end; the planners are
     the caller's to close.
     """
     from agentpair import defaults, scenarios
@@ -230,9 +238,10 @@ async def run_configs(planner: Any, names: list[str], runs: int, max_steps: int 
     browser = await defaults.default_browser()
     rows: list[LoopRun] = []
     try:
-        agents = {c: Agent(planner, executors[c], browser, single_model=c == "single_model") for c in configs}
+        agents = {c: Agent(single_planner or planner if c == "single_model" else planner, executors[c], browser,
+                           single_model=c == "single_model") for c in configs}
         for agent in agents.values():
-            await agent.start()  # the planner's server starts here, once: outside every wall time
+            await agent.start()  # the planners' servers start here, once: outside every wall time
         startup_s = time.perf_counter() - started
         trace_dir.mkdir(parents=True, exist_ok=True)
         cells = [(run, scenario) for run in range(1, runs + 1) for scenario in chosen]
@@ -251,13 +260,17 @@ async def run_configs(planner: Any, names: list[str], runs: int, max_steps: int 
 
 
 async def bench_loop(planner: Any, names: list[str], runs: int, max_steps: int | None, trace_dir: Path,
-                     on_run: Callable[[LoopRun], None] = lambda run: None) -> dict[str, Any]:
+                     on_run: Callable[[LoopRun], None] = lambda run: None,
+                     single_planner: Any = None) -> dict[str, Any]:
     """Run every scenario `runs` times in each configuration, interleaved, and aggregate the traces."""
     from agentpair.bench_tracing import bench_tracing
 
-    rows, startup_s = await run_configs(planner, names, runs, max_steps, trace_dir, on_run=on_run)
+    rows, startup_s = await run_configs(planner, names, runs, max_steps, trace_dir, on_run=on_run,
+                                        single_planner=single_planner)
     tracing = await asyncio.to_thread(bench_tracing)
-    return {"planner": planner_label(planner), "scenarios": names, "runs_per_scenario": runs,
+    single = single_planner or planner
+    return {"planner": planner_label(planner), "single_model_planner": _identity(single),
+            "scenarios": names, "runs_per_scenario": runs,
             "max_steps": max_steps, "startup_s": startup_s, "trace_dir": str(trace_dir),
             **aggregate(rows, tracing["tracing_us_per_span"])}
 
@@ -289,6 +302,20 @@ def _print_tables(report: dict[str, Any]) -> None:
               f"plot: {report['plot']}; traces: {report['trace_dir']}", highlight=False)
 
 
+def _single_model_planner(planner: Any, lora: str | None) -> Any:
+    """The single-model configuration's planner: for the embedded one, the same model with the
+    adapter trained on single-model steps as well (or `lora`); a planner endpoint answers both."""
+    from agentpair.embedded import EmbeddedPlanner
+    from agentpair.errors import UsageError
+
+    if not isinstance(planner, EmbeddedPlanner):
+        if lora:
+            raise UsageError("--single-model-lora is an adapter for the embedded planner; it cannot go with "
+                             "a planner endpoint")
+        return None
+    return EmbeddedPlanner(lora=Path(lora)) if lora else EmbeddedPlanner(single_model=True)
+
+
 async def main(args: argparse.Namespace) -> int:
     """The `agentpair bench loop` command: progress on stderr, then a table (or JSON on stdout)."""
     import importlib.util
@@ -312,13 +339,15 @@ async def main(args: argparse.Namespace) -> int:
                       f"{run.stop_reason}", highlight=False)
 
     planner = planner_from_args(args)
+    single_planner = _single_model_planner(planner, args.single_model_lora)
     trace_dir = Path("runs") / f"bench-loop-{datetime.now():%Y%m%d-%H%M%S}"
     console.print("starting the planner, both executors and Chromium (not timed)")
     try:
-        report = await bench_loop(planner, names, args.runs, args.max_steps, trace_dir, progress)
+        report = await bench_loop(planner, names, args.runs, args.max_steps, trace_dir, progress, single_planner)
     finally:
-        if hasattr(planner, "aclose"):
-            await planner.aclose()
+        for each in (planner, single_planner):
+            if hasattr(each, "aclose"):
+                await each.aclose()
     title = f"time split per run: {', '.join(names)} ({args.runs} run(s) each), planner {report['planner']}"
     report["plot"] = str(plot_split(report["configs"], args.plot, title))
     if args.json:

@@ -49,16 +49,10 @@ def plan_correct(plan: Plan | dict[str, Any], reference: dict[str, Any], values:
 def ensure_heldout(data: Path) -> None:
     """Generate the held-out examples when the file is missing (fixed seed; renders in Chromium):
     heldout-single.jsonl holds a single model's steps, any other name the paired planner's calls."""
-    if data.is_file():
-        return
-    if data.name.endswith("-single.jsonl"):
-        from agentpair.datagen import single_plans
-
-        single_plans.build(data.parent, {"heldout": HELDOUT_EXAMPLES})
-    else:
+    if not data.is_file():
         from agentpair.datagen.plans import build
 
-        build(data.parent, {"heldout": HELDOUT_EXAMPLES})
+        build(data.parent, {"heldout": HELDOUT_EXAMPLES}, single_model=data.name.endswith("-single.jsonl"))
 
 
 def load(data: Path, limit: int | None = None) -> list[dict[str, Any]]:

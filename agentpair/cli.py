@@ -24,7 +24,7 @@ def planner_from_args(args: argparse.Namespace) -> Any:
 
     if getattr(args, "planner_base_url", None):
         return OpenAIPlanner(base_url=args.planner_base_url, model=args.planner_model)
-    return default_planner()
+    return default_planner(single_model=getattr(args, "single_model", False))
 
 
 async def _plan(args: argparse.Namespace) -> int:

@@ -138,6 +138,9 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     loop.add_argument("--runs", type=int, default=1, help="runs per scenario and configuration")
     loop.add_argument("--max-steps", type=int, metavar="N", help="stop each run after N steps (default: the scenario's)")
     loop.add_argument("--plot", default="docs/loop-split.png", metavar="PATH", help="the time-split PNG")
+    loop.add_argument("--single-model-lora", metavar="GGUF",
+                      help="the single-model configuration's planner adapter (default: the shipped one "
+                           "trained on its format, agentpair/weights/planner-lora-single.gguf)")
     loop.add_argument("--json", action="store_true")
     planner_options(loop)
     loop.set_defaults(handler=_bench_loop)

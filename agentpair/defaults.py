@@ -10,13 +10,14 @@ from agentpair.planner import OpenAIPlanner, Planner
 from tools.base import Environment
 
 
-def default_planner() -> Planner:
-    """OpenAIPlanner on OPENAI_BASE_URL when set, else the embedded llama.cpp planner."""
+def default_planner(single_model: bool = False) -> Planner:
+    """OpenAIPlanner on OPENAI_BASE_URL when set, else the embedded llama.cpp planner (with the
+    adapter for single-model mode when `single_model`)."""
     if os.environ.get("OPENAI_BASE_URL"):
         return OpenAIPlanner()
     from agentpair.embedded import EmbeddedPlanner
 
-    return EmbeddedPlanner()
+    return EmbeddedPlanner(single_model=single_model)
 
 
 async def default_executor() -> Executor:

@@ -28,6 +28,8 @@ from agentpair.planner import OpenAIPlanner, PlanReply, PlanRequest
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SHIPPED_LORA = Path(__file__).parent / "weights" / "planner-lora.gguf"  # python -m agentpair.planner_lora
+# the same model's adapter for single-model mode, trained on its format too (datagen.single_plans)
+SINGLE_MODEL_LORA = Path(__file__).parent / "weights" / "planner-lora-single.gguf"
 
 
 class EmbeddedModelError(RuntimeError):
@@ -167,13 +169,13 @@ class EmbeddedPlanner:
     """The default planner: OpenAIPlanner pointed at a LlamaServer that it starts and stops."""
 
     def __init__(self, model: str | Path | None = None, *, lora: str | Path | bool | None = None,
-                 n_ctx: int = 4096, **planner_options: object) -> None:
+                 single_model: bool = False, n_ctx: int = 4096, **planner_options: object) -> None:
         """lora: an adapter GGUF; None = the shipped adapter for the default model (none for
-        another model); False = the bare model."""
+        another model), the single-model one with `single_model`; False = the bare model."""
         if lora is None and model is None:
-            if not SHIPPED_LORA.is_file():
-                raise EmbeddedModelError(f"the planner adapter {SHIPPED_LORA} is missing from this install")
-            lora = SHIPPED_LORA
+            lora = SINGLE_MODEL_LORA if single_model else SHIPPED_LORA
+            if not lora.is_file():
+                raise EmbeddedModelError(f"the planner adapter {lora} is missing from this install")
         self.server = LlamaServer(model, lora=lora or None, n_ctx=n_ctx)
         self._options = {"max_tokens": PLAN_MAX_TOKENS, **planner_options}
         self._planner: OpenAIPlanner | None = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from agentpair import Agent, OpenAIPlanner, single_model
 from agentpair.bench_loop import CONFIGS, LoopRun, aggregate, config_order, loop_run, pair_ratios
+from agentpair.embedded import SHIPPED_LORA
 from agentpair.models import Plan, Task
 from agentpair.planner import PlanRequest
 from agentpair.replay import replay
@@ -208,8 +210,11 @@ async def test_openai_planner_asks_a_single_model_request_under_its_own_prompt_a
 def test_bench_loop_runs_all_three_configurations_on_the_embedded_defaults(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENTPAIR_"))}
     plot = tmp_path / "split.png"
+    single_lora = tmp_path / "single.gguf"  # the single model's own adapter (here a copy of the shipped one)
+    shutil.copyfile(SHIPPED_LORA, single_lora)
     proc = subprocess.run([sys.executable, "-m", "agentpair.cli", "bench", "loop", "--scenarios", "login",
-                           "--runs", "1", "--max-steps", "1", "--json", "--plot", str(plot)],
+                           "--runs", "1", "--max-steps", "1", "--json", "--plot", str(plot),
+                           "--single-model-lora", str(single_lora)],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -229,3 +234,7 @@ def test_bench_loop_runs_all_three_configurations_on_the_embedded_defaults(tmp_p
                   if "agentpair.plan_request" in span.get("attributes", {})}
     assert len(start_urls) == 1  # one site address for the three: the planner's prompts differ by nothing else
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the single-model configuration asked its own planner, the others the default one
+    assert report["single_model_planner"]["lora"] == str(single_lora)
+    loras = {run["config"]: load_trace(tmp_path / run["trace"]).header.planner["lora"] for run in report["runs"]}
+    assert loras == {"paired": str(SHIPPED_LORA), "single_model": str(single_lora), "ar_executor": str(SHIPPED_LORA)}

@@ -10,7 +10,8 @@ from pathlib import Path
 import jsonschema
 
 from agentpair.bench_planner import plan_correct
-from agentpair.datagen.single_plans import build, ordered_args
+from agentpair.datagen.plans import build
+from agentpair.datagen.single_plans import ordered_args
 from agentpair.planner import PlanRequest, plan_messages
 from agentpair.single_model import plan_schema
 
@@ -22,9 +23,9 @@ def test_arguments_come_in_the_order_a_grammar_writes_them() -> None:
 
 
 def test_a_rendered_split_holds_single_model_requests_and_their_steps(tmp_path: Path) -> None:
-    paths = build(tmp_path, {"train": 14, "heldout": 7})
-    assert all(refused == 0 for _, refused in paths.values())
-    rows = [json.loads(line) for path, _ in paths.values() for line in path.read_text().splitlines()]
+    paths = build(tmp_path, {"train": 14, "heldout": 7}, single_model=True)
+    assert {p.name for p in paths.values()} == {"train-single.jsonl", "heldout-single.jsonl"}
+    rows = [json.loads(line) for path in paths.values() for line in path.read_text().splitlines()]
     assert {r["split"] for r in rows} == {"train", "heldout"} and len(rows) > 21  # forms take a step per field
     acts = 0
     for row in rows:

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from agentpair import OpenAIPlanner, Plan
-from agentpair.embedded import PLAN_MAX_TOKENS, EmbeddedPlanner, LlamaServer
+from agentpair.embedded import PLAN_MAX_TOKENS, SINGLE_MODEL_LORA, EmbeddedPlanner, LlamaServer
 from agentpair.datagen.plans import browser_tools
 from agentpair.plan_grounding import grounded_plan_schema
 from agentpair.planner import PlanRequest, ToolInfo
@@ -118,6 +118,28 @@ async def test_the_embedded_planner_caps_a_reply_so_a_loop_ends_before_the_timeo
     assert EmbeddedPlanner(max_tokens=64)._options["max_tokens"] == 64
 
 
+async def test_in_single_model_mode_the_shipped_adapter_gives_the_ref_of_the_element_its_step_names() -> None:
+    from agentpair.models import Task
+    from agentpair.single_model import single_model_request
+    from tools.base import Observation
+    from tools.browser import Browser
+
+    page = ('- heading "Members" [level=1] [ref=e1]\n- link "Help" [ref=e2] [cursor=pointer]\n'
+            '- textbox "Member ID" [ref=e3]\n- textbox "Password" [ref=e4]\n- button "Enter" [ref=e5]')
+    task = Task(goal="Log in as lia.moro with password {{secret:password}}", secrets={"password": "pw"})
+    request = single_model_request(task, Observation(url="http://club.test/login", title="Members", snapshot=page),
+                                   [], [], Browser().tools())
+    planner = EmbeddedPlanner(single_model=True)
+    try:
+        (step,) = (await planner.plan(request)).plan.steps
+    finally:
+        await planner.aclose()
+    assert planner.identity()["lora"] == str(SINGLE_MODEL_LORA)
+    assert step.kind == "act" and step.tool == "type" and step.args
+    named = next(line for line in page.splitlines() if f"[ref={step.args['ref']}]" in line).split('"')[1]
+    assert named in step.instruction and step.args["text"] in step.instruction
+
+
 def test_cli_plan_with_no_environment_prints_a_valid_plan_and_leaves_no_server() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENTPAIR_"))}
     before = llama_servers()
@@ -134,7 +156,7 @@ def test_cli_plan_with_no_environment_prints_a_valid_plan_and_leaves_no_server()
 CHILD = """
 import sys, time
 sys.path.insert(0, {root!r})
-from agentpair.embedded import PLAN_MAX_TOKENS, EmbeddedPlanner, LlamaServer
+from agentpair.embedded import PLAN_MAX_TOKENS, SINGLE_MODEL_LORA, EmbeddedPlanner, LlamaServer
 server = LlamaServer().start()
 print(server.pid, flush=True)
 time.sleep(600)

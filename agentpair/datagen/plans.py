@@ -155,21 +155,33 @@ def browser_tools() -> list[ToolInfo]:
     return [ToolInfo(name=t.name, description=t.description) for t in Browser().tools()]
 
 
-def build(out: Path, sizes: dict[str, int], seed: int | None = None, console: Console | None = None) -> dict[str, Path]:
-    """Write {split}.jsonl for each split in `sizes` (n examples each); pages cached in out/pages.jsonl."""
+def build(out: Path, sizes: dict[str, int], seed: int | None = None, console: Console | None = None,
+          single_model: bool = False) -> dict[str, Path]:
+    """Write {split}.jsonl for each split in `sizes` (n examples each); pages cached in out/pages.jsonl.
+    single_model: {split}-single.jsonl instead, the same episodes as a single model's steps
+    (datagen.single_plans)."""
+    from agentpair.datagen import single_plans  # it builds on this module
+
+    console = console or Console(stderr=True)
     chosen = {split: episodes(split, n, seed) for split, n in sizes.items()}
     everything = [pair for picked in chosen.values() for pair in picked]
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console or Console(stderr=True)) as progress:
+    with Progress(*columns, console=console) as progress:
         bar = progress.add_task("rendering episodes", total=len(everything))
         rendered = iter(asyncio.run(render(everything, out / "pages.jsonl", lambda: progress.advance(bar))))
-        tools, paths = browser_tools(), {}
-        for split, picked in chosen.items():
-            rows = []
-            for index, (episode, take) in enumerate(picked):
+    tools, paths = browser_tools(), {}
+    for split, picked in chosen.items():
+        rows, left_out = [], 0
+        for index, (episode, take) in enumerate(picked):
+            if single_model:
+                made, refused = single_plans.examples(split, index, episode, take, next(rendered))
+                rows, left_out = rows + made, left_out + refused
+            else:
                 rows += examples(split, index, episode, take, next(rendered), tools)
-            paths[split] = out / f"{split}.jsonl"
-            paths[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        paths[split] = out / f"{split}{'-single' if single_model else ''}.jsonl"
+        paths[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        if left_out:
+            console.print(f"{split}: {left_out} steps outside the single model's grounded schema left out")
     return paths
 
 
@@ -179,10 +191,14 @@ def main() -> None:
     ap.add_argument("--train", type=int, default=1200, help="training examples (planner calls)")
     ap.add_argument("--heldout", type=int, default=150, help="held-out examples (unseen sites and wording)")
     ap.add_argument("--seed", type=int, help="one seed for both splits instead of their fixed ones")
+    ap.add_argument("--single-model", action="store_true",
+                    help="write {split}-single.jsonl: the same episodes, one example per step a single model "
+                         "takes, its tool arguments written out")
     args = ap.parse_args()
     console = Console(stderr=True)
     started = time.perf_counter()
-    paths = build(Path(args.out), {"train": args.train, "heldout": args.heldout}, args.seed, console)
+    paths = build(Path(args.out), {"train": args.train, "heldout": args.heldout}, args.seed, console,
+                  args.single_model)
     for split, path in paths.items():
         rows = [json.loads(line) for line in path.open()]
         families = Counter(r["family"] for r in rows)

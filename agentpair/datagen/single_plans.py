@@ -1,22 +1,15 @@
 """Single-model planner data: the episodes of datagen.plans, one example per step a single model
 takes (agentpair.single_model): its request (the page with refs, each tool with its arguments)
 and its one-step plan with the tool's arguments written out, refs read off the rendered page.
-`python -m agentpair.datagen.single_plans --out data/planner --train 3600 --heldout 150`."""
+`python -m agentpair.datagen.plans --out data/planner --train 3600 --heldout 150 --single-model`."""
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import json
-import time
-from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import jsonschema
-from rich.console import Console
 
-from agentpair.datagen.plans import episodes, render
 from agentpair.datagen.sites import Episode, Move
 from agentpair.models import Plan, Step, StepRecord, Task
 from agentpair.planner import plan_messages
@@ -58,14 +51,15 @@ def ran_record(iteration: int, step: dict[str, Any], error: str | None) -> StepR
                       error=error)
 
 
-def examples(split: str, index: int, episode: Episode, take: int, observations: list[Observation],
-             tools: list[Tool]) -> tuple[list[dict[str, Any]], int]:
+def examples(split: str, index: int, episode: Episode, take: int,
+             observations: list[Observation]) -> tuple[list[dict[str, Any]], int]:
     """One example per step of the episode's plans, each on the page its plan was made on (a page
     a step changed, a field typed into, is shown as it was before); the history holds what ran.
     Returns the examples and how many steps were left out because the single model's grounded
     schema does not allow them there."""
     task = Task(goal=episode.goal, start_url=episode.calls[0].screen.url, secrets=episode.secrets,
                 output_schema=episode.output_schema)
+    tools = Browser().tools()
     by_name = {t.name: t for t in tools}
     records: list[StepRecord] = []
     out, refused = [], 0
@@ -91,44 +85,3 @@ def examples(split: str, index: int, episode: Episode, take: int, observations: 
             if (step := single_step(move, observation, by_name)) is not None:
                 records.append(ran_record(len(records) + 1, step, move.error))
     return out, refused
-
-
-def build(out: Path, sizes: dict[str, int], seed: int | None = None) -> dict[str, tuple[Path, int]]:
-    """Write {split}-single.jsonl for each split in `sizes` (the episodes of that many paired
-    planner calls, pages from out/pages.jsonl where cached): the path and the steps left out."""
-    chosen = {split: episodes(split, n, seed) for split, n in sizes.items()}
-    everything = [pair for picked in chosen.values() for pair in picked]
-    rendered = iter(asyncio.run(render(everything, out / "pages.jsonl")))
-    tools, paths = Browser().tools(), {}
-    for split, picked in chosen.items():
-        rows, refused = [], 0
-        for index, (episode, take) in enumerate(picked):
-            made, left_out = examples(split, index, episode, take, next(rendered), tools)
-            rows += made
-            refused += left_out
-        path = out / f"{split}-single.jsonl"
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-        paths[split] = (path, refused)
-    return paths
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", default="data/planner")
-    ap.add_argument("--train", type=int, default=1200, help="the episodes of this many paired planner calls")
-    ap.add_argument("--heldout", type=int, default=150, help="the same for the held-out split")
-    ap.add_argument("--seed", type=int, help="one seed for both splits instead of their fixed ones")
-    args = ap.parse_args()
-    console = Console(stderr=True)
-    started = time.perf_counter()
-    for split, (path, refused) in build(Path(args.out), {"train": args.train, "heldout": args.heldout},
-                                        args.seed).items():
-        rows = [json.loads(line) for line in path.open()]
-        families = Counter(r["family"] for r in rows)
-        console.print(f"{split}: {len(rows)} examples -> {path} ({dict(sorted(families.items()))}); "
-                      f"{refused} steps outside the single model's grounded schema left out")
-    console.print(f"took {time.perf_counter() - started:.0f} s")
-
-
-if __name__ == "__main__":
-    main()
