@@ -176,7 +176,7 @@ def planner_label(planner: Any) -> str:
     return str(identity.get("model") or planner.name)
 
 
-def _identity(planner: Any) -> dict[str, Any]:
+def planner_identity(planner: Any) -> dict[str, Any]:
     """The planner as the report names it: model and, for the embedded one, its adapter."""
     identity = planner.identity() if hasattr(planner, "identity") else {}
     return {"model": planner_label(planner), "lora": identity.get("lora")}
@@ -269,7 +269,7 @@ async def bench_loop(planner: Any, names: list[str], runs: int, max_steps: int |
                                         single_planner=single_planner)
     tracing = await asyncio.to_thread(bench_tracing)
     single = single_planner or planner
-    return {"planner": planner_label(planner), "single_model_planner": _identity(single),
+    return {"planner": planner_label(planner), "single_model_planner": planner_identity(single),
             "scenarios": names, "runs_per_scenario": runs,
             "max_steps": max_steps, "startup_s": startup_s, "trace_dir": str(trace_dir),
             **aggregate(rows, tracing["tracing_us_per_span"])}

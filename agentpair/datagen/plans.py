@@ -175,7 +175,8 @@ def build(out: Path, sizes: dict[str, int], seed: int | None = None, console: Co
         for index, (episode, take) in enumerate(picked):
             if single_model:
                 made, refused = single_plans.examples(split, index, episode, take, next(rendered))
-                rows, left_out = rows + made, left_out + refused
+                rows += made
+                left_out += refused
             else:
                 rows += examples(split, index, episode, take, next(rendered), tools)
         paths[split] = out / f"{split}{'-single' if single_model else ''}.jsonl"
