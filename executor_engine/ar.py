@@ -28,12 +28,13 @@ class _Decode:
     """One request's decoding state: canvas, next canvas position, tokens not yet fed, cache.
     At its first forward the cache gets room for the whole fill (context, instruction, canvas),
     so each step writes its new K/V in place instead of copying the context's every time; a fill
-    that needs no forward never copies it."""
+    that needs no forward never computes the context's K/V, let alone copies them."""
 
     compiled: Compiled
-    context: list[KV]  # per cache entry [1, H, S, hd], shared with other fills of this context
+    context_text: str
     pending: list[int]
     room: int  # positions the fill can add: its instruction and canvas
+    context: list[KV] | None = None  # per cache entry [1, H, S, hd], shared; set before the first forward
     buffers: list[KV] | None = None  # per cache entry [1, H, S + room, hd], from the first forward
     length: int = 0  # positions of the buffers filled
     pos: int = 0  # next canvas position to decide
@@ -44,15 +45,17 @@ class _Decode:
     @property
     def cache(self) -> list[KV]:
         if self.buffers is None:
+            assert self.context is not None, "the context's K/V are set before the first forward"
             return self.context
         return [(k[:, :, :self.length], v[:, :, :self.length]) for k, v in self.buffers]
 
     def extend(self, kvs: list[KV], row: int, n: int) -> None:
         """Write the first n new positions of batch row `row` of a forward's K/V."""
         if self.buffers is None:
-            S = self.length = self.context[0][0].shape[2]
+            context = self.cache
+            S = self.length = context[0][0].shape[2]
             self.buffers = []
-            for k, v in self.context:
+            for k, v in context:
                 bk, bv = (t.new_empty(*t.shape[:2], S + self.room, t.shape[3]) for t in (k, v))
                 bk[:, :, :S], bv[:, :, :S] = k, v
                 self.buffers.append((bk, bv))
@@ -103,8 +106,7 @@ class ARDecoder:
         else:
             compiled = compile_template(self.vocab, req.template or "", req.allowed)
         pending = self.vocab.encode(req.instruction + "\n")
-        return _Decode(compiled, self._context(req.context), pending,
-                       len(pending) + len(compiled.canvas.ids))
+        return _Decode(compiled, req.context, pending, len(pending) + len(compiled.canvas.ids))
 
     def _advance(self, d: _Decode) -> Tensor | None:
         """Queue fixed and forced tokens; the allowed mask [V] of the next generated token."""
@@ -129,6 +131,9 @@ class ARDecoder:
     @torch.no_grad()
     def _step(self, jobs: list[_Decode], allowed: list[Tensor]) -> None:
         """One forward over every job's pending tokens (padded), then one token each."""
+        for j in jobs:
+            if j.context is None:
+                j.context = self._context(j.context_text)
         n = [len(j.pending) for j in jobs]
         caches = [j.cache for j in jobs]
         S = [c[0][0].shape[2] for c in caches]

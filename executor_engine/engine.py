@@ -140,7 +140,8 @@ class Engine:
                 break
             while queue and len(active) < self.max_batch:
                 job = queue.popleft()
-                if use_cache and self.cfg.segment_causal:
+                if use_cache and self.cfg.segment_causal and not job.progress.done:
+                    # a fill its forced tokens complete (a pick with one value left) needs no context K/V
                     job.prefix, job.instruction_pending = self._context_prefix(job), True
                 active.append(job)
             stepping = [j for j in active if not j.progress.done]

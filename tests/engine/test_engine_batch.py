@@ -118,6 +118,24 @@ def test_context_encoded_once(engines: dict[str, Engine]) -> None:
     assert calls == 1  # the context K/V, computed once for four requests
 
 
+def test_a_fill_decided_without_a_forward_never_encodes_its_context(engines: dict[str, Engine]) -> None:
+    engine = engines["agentpair+copy"]
+    ar = ARDecoder(engine.model, engine.vocab)
+    schema = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
+    page = "button Sign in [ref=e3]\nlink Home [ref=e7]"
+    one = FillInput("click sign in", context=page, schema=schema, allowed={"/ref": ["e3"]})
+    two = FillInput("click sign in", context=page, schema=schema, allowed={"/ref": ["e3", "e7"]})
+    engine._contexts.clear()
+    (out,) = engine.fill([one])
+    assert out.value == {"ref": "e3"} and out.nfe == 0 and engine._contexts[page][1] is None
+    engine.fill([two])
+    assert engine._contexts[page][1] is not None  # a real choice reads the page
+    (out,) = ar.fill([one])
+    assert out.value == {"ref": "e3"} and out.nfe == 0 and page not in ar._contexts
+    ar.fill([two])
+    assert page in ar._contexts
+
+
 def test_ar_cache_written_in_place_equals_one_causal_pass(engines: dict[str, Engine]) -> None:
     engine = engines["agentpair+copy"]
     ar = ARDecoder(engine.model, engine.vocab)
