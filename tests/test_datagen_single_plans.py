@@ -42,3 +42,13 @@ def test_a_rendered_split_holds_single_model_requests_and_their_steps(tmp_path: 
             name = re.search(r'"([^"]+)"', line).group(1)
             assert name.casefold() in step["instruction"].casefold()
     assert acts > len(rows) // 2
+    shown = 0  # the next step of a plan sees what the step before typed (as at run time)
+    for row, after in zip(rows, rows[1:]):
+        (step,) = row["reference"]["steps"]
+        if step.get("tool") != "type" or (after["split"], after["episode"], after["call"]) != (
+                row["split"], row["episode"], row["call"]):
+            continue
+        line = next(x for x in after["request"]["snapshot"].splitlines() if f"[ref={step['args']['ref']}]" in x)
+        assert " ".join(step["args"]["text"].split()) in line  # a snapshot shows text on one line
+        shown += 1
+    assert shown

@@ -11,7 +11,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentpair.datagen.families import buy, login, navigate, search
 from agentpair.datagen.families_forms import config, extract_facts, form
 from agentpair.datagen.plan_vocab import WORDS
-from agentpair.datagen.sites import Episode, Move
+from agentpair.datagen.sites import Episode, Move, Screen
 from agentpair.datagen.vocab import VOCABS
 from agentpair.models import Plan, Step, StepRecord, Task
 from agentpair.planner import ToolInfo, plan_messages, plan_request, plan_schema
@@ -35,6 +35,7 @@ FAMILIES: dict[str, Callable[..., Episode]] = {
     "login": login, "search": search, "navigate": navigate, "buy": buy, "form": form,
     "extract": extract_facts, "code": config}
 SEEDS = {"train": 2000, "heldout": 9500}  # not the executor's seeds; held-out has its own vocabulary
+Walk = Callable[[Browser, Episode, int], Awaitable[list[Any]]]  # an episode's pages, as a run sees them
 
 
 def episodes(split: str, n: int, seed: int | None = None) -> list[tuple[Episode, int]]:
@@ -56,37 +57,48 @@ def episode_key(episode: Episode, take: int) -> str:
     return hashlib.sha1(raw.encode()).hexdigest()
 
 
-async def _walk(browser: Browser, episode: Episode, take: int) -> list[Observation]:
-    """Open the episode's pages one after the other in one fresh context, as a run would (refs
-    after the first page carry Playwright's frame prefix, f1e3, ...); a page the previous call
-    also saw is not observed again."""
+async def open_pages(browser: Browser, episode: Episode) -> Callable[[Screen], Awaitable[None]]:
+    """A fresh task context for the episode, every address answered with the page being opened;
+    returns the function that opens a screen."""
     current: list[str] = [""]
 
     async def handler(route: Route) -> None:
         await route.fulfill(body=current[0], content_type="text/html")
     await browser.start_task(allowed_origins=["*"], secrets=episode.secrets)
     await browser.page.route("**/*", handler)
+
+    async def open_screen(screen: Screen) -> None:
+        current[0] = screen.html
+        await browser.page.goto(screen.url)
+    return open_screen
+
+
+async def _walk(browser: Browser, episode: Episode, take: int) -> list[Observation]:
+    """Open the episode's pages one after the other in one fresh context, as a run would (refs
+    after the first page carry Playwright's frame prefix, f1e3, ...); a page the previous call
+    also saw is not observed again."""
+    open_screen = await open_pages(browser, episode)
     out: list[Observation] = []
     for i, call in enumerate(episode.calls[:take]):
         if i and call.screen == episode.calls[i - 1].screen:
             out.append(out[-1])
             continue
-        current[0] = call.screen.html
-        await browser.page.goto(call.screen.url)
+        await open_screen(call.screen)
         out.append(await browser.observe())
     return out
 
 
 async def render(chosen: list[tuple[Episode, int]], cache: Path, advance: Callable[[], None] = lambda: None,
-                 workers: int = 2) -> list[list[Observation]]:
-    """Each chosen episode's observations, one per call, cached by episode; `workers` browsers
-    render in parallel."""
-    seen: dict[str, list[Observation]] = {}
+                 workers: int = 2, walk: Walk | None = None) -> list[Any]:
+    """Each chosen episode's observations as `walk` takes them (default: one per call), cached by
+    episode and walk; `workers` browsers render in parallel."""
+    walk = walk or _walk
+    seen: dict[str, Any] = {}
     if cache.is_file():
         for line in cache.read_text().splitlines():
             row = json.loads(line)
-            seen[row["key"]] = [Observation(**o) for o in row["observations"]]
-    keys = [episode_key(ep, take) for ep, take in chosen]
+            seen[row["key"]] = _loaded(row["observations"])
+    keys = [episode_key(ep, take) + ("" if walk is _walk else f":{walk.__name__}") for ep, take in chosen]
     todo = asyncio.Queue()
     for key, (ep, take) in zip(keys, chosen):
         if key in seen:
@@ -99,13 +111,23 @@ async def render(chosen: list[tuple[Episode, int]], cache: Path, advance: Callab
         async with Browser() as browser:
             while not todo.empty():
                 key, episode, take = todo.get_nowait()
-                seen[key] = await _walk(browser, episode, take)
-                out.write(json.dumps({"key": key, "observations": [o.model_dump() for o in seen[key]]}) + "\n")
+                seen[key] = await walk(browser, episode, take)
+                out.write(json.dumps({"key": key, "observations": _dumped(seen[key])}) + "\n")
                 advance()
     if not todo.empty():
         with cache.open("a") as out:
             await asyncio.gather(*(worker(out) for _ in range(min(workers, todo.qsize()))))
     return [seen[k] for k in keys]
+
+
+def _dumped(observations: Any) -> Any:
+    if isinstance(observations, list):
+        return [_dumped(o) for o in observations]
+    return observations.model_dump()
+
+
+def _loaded(row: Any) -> Any:
+    return [_loaded(o) for o in row] if isinstance(row, list) else Observation(**row)
 
 
 def record(iteration: int, move: Move, observation: Observation) -> StepRecord:
@@ -168,7 +190,9 @@ def build(out: Path, sizes: dict[str, int], seed: int | None = None, console: Co
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console) as progress:
         bar = progress.add_task("rendering episodes", total=len(everything))
-        rendered = iter(asyncio.run(render(everything, out / "pages.jsonl", lambda: progress.advance(bar))))
+        walk = single_plans.walk_steps if single_model else None
+        rendered = iter(asyncio.run(render(everything, out / "pages.jsonl", lambda: progress.advance(bar),
+                                           walk=walk)))
     tools, paths = browser_tools(), {}
     for split, picked in chosen.items():
         rows, left_out = [], 0

@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 
+from agentpair.datagen.plans import open_pages
 from agentpair.datagen.sites import Episode, Move
 from agentpair.models import Plan, Step, StepRecord, Task
 from agentpair.planner import plan_messages
@@ -44,6 +45,31 @@ def single_step(move: Move, observation: Observation, tools: dict[str, Tool]) ->
     return {**step, "args": ordered_args(args, tools[step["tool"]].args_schema())}
 
 
+EDITS = ("type", "select", "check")  # tools that change a field, not the page
+
+
+async def walk_steps(browser: Browser, episode: Episode, take: int) -> list[list[Observation]]:
+    """Each call's page before each of its steps, as a single model sees it: the steps before
+    it that edit a field run in Chromium, so a typed value shows (a click is not run: the page it
+    leads to is the next call's); a call on the page the previous call saw finds it as left."""
+    open_screen = await open_pages(browser, episode)
+    tools = {t.name: t for t in browser.tools()}
+    out: list[list[Observation]] = []
+    for i, call in enumerate(episode.calls[:take]):
+        if not (i and call.screen == episode.calls[i - 1].screen):
+            await open_screen(call.screen)
+        seen = [await browser.observe()]
+        for move in call.moves[:-1]:
+            step = single_step(move, seen[-1], tools)
+            if step is not None and step.get("tool") in EDITS:
+                await tools[step["tool"]](step["args"])
+                seen.append(await browser.observe())
+            else:
+                seen.append(seen[-1])
+        out.append(seen)
+    return out
+
+
 def ran_record(iteration: int, step: dict[str, Any], error: str | None) -> StepRecord:
     args = step.get("args")
     error = error.replace("{ref}", args.get("ref", "")) if error and args else error
@@ -52,20 +78,19 @@ def ran_record(iteration: int, step: dict[str, Any], error: str | None) -> StepR
 
 
 def examples(split: str, index: int, episode: Episode, take: int,
-             observations: list[Observation]) -> tuple[list[dict[str, Any]], int]:
-    """One example per step of the episode's plans, each on the page its plan was made on (a page
-    a step changed, a field typed into, is shown as it was before); the history holds what ran.
-    Returns the examples and how many steps were left out because the single model's grounded
-    schema does not allow them there."""
+             observations: list[list[Observation]]) -> tuple[list[dict[str, Any]], int]:
+    """One example per step of the episode's plans, each on the page as that step finds it
+    (walk_steps); the history holds what ran. Returns the examples and how many steps were left
+    out because the single model's grounded schema does not allow them there."""
     task = Task(goal=episode.goal, start_url=episode.calls[0].screen.url, secrets=episode.secrets,
                 output_schema=episode.output_schema)
     tools = Browser().tools()
     by_name = {t.name: t for t in tools}
     records: list[StepRecord] = []
     out, refused = [], 0
-    for number, (call, observation) in enumerate(zip(episode.calls[:take], observations), start=1):
+    for number, (call, pages) in enumerate(zip(episode.calls[:take], observations), start=1):
         done: list[StepRecord] = []
-        for move in call.moves:
+        for move, observation in zip(call.moves, pages):
             step = single_step(move, observation, by_name)
             if step is None:
                 continue
@@ -82,6 +107,6 @@ def examples(split: str, index: int, episode: Episode, take: int,
                         "reference": plan, "values": [move.values], "request": request.model_dump()})
             done.append(ran_record(len(records) + len(done) + 1, step, None))
         for move in call.records():
-            if (step := single_step(move, observation, by_name)) is not None:
+            if (step := single_step(move, pages[0], by_name)) is not None:
                 records.append(ran_record(len(records) + 1, step, move.error))
     return out, refused
