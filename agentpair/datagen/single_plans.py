@@ -49,9 +49,10 @@ EDITS = ("type", "select", "check")  # tools that change a field, not the page
 
 
 async def walk_steps(browser: Browser, episode: Episode, take: int) -> list[list[Observation]]:
-    """Each call's page before each of its steps, as a single model sees it: the steps before
-    it that edit a field run in Chromium, so a typed value shows (a click is not run: the page it
-    leads to is the next call's); a call on the page the previous call saw finds it as left."""
+    """Each call's page before each of its steps, as a single model sees it: the field edits
+    among the steps before it run in Chromium first, so a typed value shows, and a call on the page
+    the previous call saw finds them there. Clicks and a plan's last step are not run: where they
+    lead is the next call's page."""
     open_screen = await open_pages(browser, episode)
     tools = {t.name: t for t in browser.tools()}
     out: list[list[Observation]] = []
