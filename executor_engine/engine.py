@@ -56,8 +56,8 @@ class _Job:
     context: str
     compiled: Compiled
     progress: Progress
-    context_ids: list[int]
     instruction_ids: list[int]
+    context_ids: list[int] = field(default_factory=list)  # read when the fill needs a forward
     prefix: list[KV] | None = None  # cached K/V of the prompt (less `shift` last tokens)
     instruction_pending: bool = False  # exact layout: the instruction rides in pass 1
     instruction_kv: list[KV] | None = None  # its K/V from pass 1, joined to the prefix by pass 2
@@ -140,9 +140,8 @@ class Engine:
                 break
             while queue and len(active) < self.max_batch:
                 job = queue.popleft()
-                if use_cache and self.cfg.segment_causal and not job.progress.done:
-                    # a fill its forced tokens complete (a pick with one value left) needs no context K/V
-                    job.prefix, job.instruction_pending = self._context_prefix(job), True
+                if not job.progress.done:  # one its forced tokens complete never reads its page
+                    self._read_context(job, exact_kv=use_cache and self.cfg.segment_causal)
                 active.append(job)
             stepping = [j for j in active if not j.progress.done]
             if stepping:
@@ -159,8 +158,7 @@ class Engine:
             compiled = compile_schema(self.vocab, req.schema, req.allowed)
         else:
             compiled = compile_template(self.vocab, req.template or "", req.allowed)
-        context_ids, _ = self._context(req.context, exact_kv=False)
-        return _Job(index, req.context, compiled, sampler.start(compiled.canvas), context_ids,
+        return _Job(index, req.context, compiled, sampler.start(compiled.canvas),
                     self.vocab.encode(req.instruction + "\n"))
 
     def _output(self, job: _Job, t0: float, error: str | None = None) -> FillOutput:
@@ -194,11 +192,14 @@ class Engine:
             self._contexts.popitem(last=False)
         return hit
 
-    def _context_prefix(self, job: _Job) -> list[KV]:
-        """agentpair layout: the context's exact K/V (shared; empty when there is no context).
-        The instruction's K/V are computed in the first canvas pass (see _forward_canvas)."""
-        _, ctx_kv = self._context(job.context, exact_kv=True)
-        return self.model.empty_cache() if ctx_kv is None else ctx_kv
+    def _read_context(self, job: _Job, exact_kv: bool) -> None:
+        """Give a job its context's token ids and, for the agentpair layout's cache, the context's
+        exact K/V as its prefix (shared; empty when there is no context). The instruction's K/V
+        are computed in the first canvas pass (see _forward_canvas)."""
+        job.context_ids, kv = self._context(job.context, exact_kv)
+        if exact_kv:
+            job.prefix = self.model.empty_cache() if kv is None else kv
+            job.instruction_pending = True
 
     # -- one denoising step -----------------------------------------------------------------
 

@@ -60,7 +60,7 @@ def test_exact_cache_equals_uncached(engines: dict[str, Engine], layout: str) ->
             _key(engine.fill(requests(), sampler, use_cache=False))
     jobs = [engine._job(i, r, ThresholdSampler()) for i, r in enumerate(requests()[:4])]
     for job in jobs:
-        job.prefix, job.instruction_pending = engine._context_prefix(job), True
+        engine._read_context(job, exact_kv=True)
     every = [list(range(len(j.compiled.canvas.ids))) for j in jobs]  # logits at every position
     full = engine._forward_full(jobs, every, False)
     first = engine._forward_canvas(jobs, every)  # instruction computed with the canvas, then cached
@@ -127,7 +127,7 @@ def test_a_fill_decided_without_a_forward_never_encodes_its_context(engines: dic
     two = FillInput("click sign in", context=page, schema=schema, allowed={"/ref": ["e3", "e7"]})
     engine._contexts.clear()
     (out,) = engine.fill([one])
-    assert out.value == {"ref": "e3"} and out.nfe == 0 and engine._contexts[page][1] is None
+    assert out.value == {"ref": "e3"} and out.nfe == 0 and page not in engine._contexts
     engine.fill([two])
     assert engine._contexts[page][1] is not None  # a real choice reads the page
     (out,) = ar.fill([one])
