@@ -18,7 +18,7 @@ from torch import Tensor
 
 from executor_engine.canvas import Vocab
 from executor_engine.checkpoint import CheckpointError, load_model, load_tokenizer, read_config
-from executor_engine.engine import FillInput, FillOutput
+from executor_engine.engine import DTYPES, FillInput, FillOutput, pick_device
 from executor_engine.model import KV, DiffusionLM
 from executor_engine.template import Compiled, compile_schema, compile_template
 
@@ -74,26 +74,31 @@ class ARDecoder:
 
     def __init__(self, model: DiffusionLM, vocab: Vocab, context_cache_size: int = 8):
         self.model, self.vocab, self.cfg = model, vocab, model.cfg
+        self.device = model.embed.weight.device
         self.context_cache_size = context_cache_size
         self._contexts: OrderedDict[str, list[KV]] = OrderedDict()
 
     @classmethod
-    def load(cls, path: str | Path) -> ARDecoder:
-        directory = Path(path)
+    def load(cls, path: str | Path, device: str = "auto", dtype: str | torch.dtype | None = None
+             ) -> ARDecoder:
+        """dtype None = bf16 on CUDA, fp32 on CPU, as Engine.load."""
+        directory, dev = Path(path), pick_device(device)
         if json.loads((directory / "config.json").read_text()).get("arch") != "ar":
             raise CheckpointError(f"{directory}: not an AR checkpoint (config arch != 'ar')")
         cfg = read_config(directory)
-        model = load_model(directory, torch.device("cpu"), torch.float32)
+        if dtype is None:
+            dtype = torch.bfloat16 if dev.type == "cuda" else torch.float32
+        model = load_model(directory, dev, DTYPES[dtype] if isinstance(dtype, str) else dtype)
         vocab = Vocab(load_tokenizer(directory, cfg), cfg.vocab_size, cfg.pad_token_id,
-                      cfg.mask_token_id, torch.device("cpu"))
+                      cfg.mask_token_id)
         return cls(model, vocab)
 
     def _context(self, text: str) -> list[KV]:
         """Causal K/V of the context (cached by text, like the engine's)."""
         if text not in self._contexts:
-            ids = torch.tensor([self.vocab.encode(text + "\n")])  # [1, P]
+            ids = torch.tensor([self.vocab.encode(text + "\n")], device=self.device)  # [1, P]
             P = ids.shape[1]
-            mask = torch.ones(P, P, dtype=torch.bool).tril()[None]
+            mask = torch.ones(P, P, dtype=torch.bool, device=self.device).tril()[None]
             self._contexts[text] = self.model(ids, mask=mask, logits_at=ids[:, -1:] * 0)[1]
         self._contexts.move_to_end(text)
         while len(self._contexts) > self.context_cache_size:
@@ -137,11 +142,12 @@ class ARDecoder:
         n = [len(j.pending) for j in jobs]
         caches = [j.cache for j in jobs]
         S = [c[0][0].shape[2] for c in caches]
-        N, P = max(n), max(S)
-        ids = torch.tensor([j.pending + [0] * (N - len(j.pending)) for j in jobs])  # [B, N]
-        positions = torch.tensor(S)[:, None] + torch.arange(N)[None]  # [B, N]
-        prefix_ok = torch.arange(P)[None] < torch.tensor(S)[:, None]  # [B, P]
-        causal = torch.ones(N, N, dtype=torch.bool).tril()[None].expand(len(jobs), -1, -1)
+        N, P, dev = max(n), max(S), self.device
+        ids = torch.tensor([j.pending + [0] * (N - len(j.pending)) for j in jobs], device=dev)  # [B, N]
+        starts = torch.tensor(S, device=dev)[:, None]  # [B, 1]
+        positions = starts + torch.arange(N, device=dev)[None]  # [B, N]
+        prefix_ok = torch.arange(P, device=dev)[None] < starts  # [B, P]
+        causal = torch.ones(N, N, dtype=torch.bool, device=dev).tril()[None].expand(len(jobs), -1, -1)
         mask = torch.cat([prefix_ok[:, None, :].expand(-1, N, -1), causal], 2)  # [B, N, P + N]
         if len(jobs) == 1:  # the cache as it is, no copy
             prefix = caches[0]
@@ -149,11 +155,12 @@ class ARDecoder:
             pad = lambda t: F.pad(t, (0, 0, 0, P - t.shape[2]))  # noqa: E731
             prefix = [(torch.cat([pad(c[l][0]) for c in caches]), torch.cat([pad(c[l][1]) for c in caches]))
                       for l in range(len(caches[0]))]
-        last = torch.tensor(n)[:, None] - 1  # [B, 1]
+        last = torch.tensor(n, device=dev)[:, None] - 1  # [B, 1]
         logits, kvs = self.model(ids, positions, mask, prefix, logits_at=last)  # [B, 1, V]
+        logits = logits.float().cpu()  # where the allowed masks are
         for b, j in enumerate(jobs):
             j.extend(kvs, b, n[b])
-            tok = int(logits[b, 0].float().masked_fill(~allowed[b], -torch.inf).argmax())
+            tok = int(logits[b, 0].masked_fill(~allowed[b], -torch.inf).argmax())
             j.compiled.canvas.commit(j.pos, tok)
             j.pending, j.pos = [tok], j.pos + 1
             j.nfe += 1

@@ -14,11 +14,12 @@ from torch import Tensor
 
 
 class Vocab:
-    """Token texts and boolean token classes [V] shared by all slots, with a cache of masks."""
+    """Token texts and boolean token classes [V] shared by all slots, with a cache of masks.
+    Masks live on the CPU whatever device the model runs on: a decoder brings each forward's
+    logits there once, instead of paying a GPU launch and sync for every small mask operation."""
 
-    def __init__(self, tokenizer: Tokenizer, vocab_size: int, pad_id: int, mask_id: int,
-                 device: torch.device):
-        self.tokenizer, self.pad_id, self.mask_id, self.device = tokenizer, pad_id, mask_id, device
+    def __init__(self, tokenizer: Tokenizer, vocab_size: int, pad_id: int, mask_id: int):
+        self.tokenizer, self.pad_id, self.mask_id = tokenizer, pad_id, mask_id
         n = tokenizer.get_vocab_size(with_added_tokens=True)
         special = {i for i, t in tokenizer.get_added_tokens_decoder().items() if t.special}
         decoded = tokenizer.decode_batch([[i] for i in range(n)], skip_special_tokens=False)
@@ -26,7 +27,7 @@ class Vocab:
             None if i in special or not s or "\ufffd" in s else s for i, s in enumerate(decoded)
         ]
         self.texts += [None] * (vocab_size - n)
-        self.char_len = torch.tensor([len(s) if s else -1 for s in self.texts], device=device)
+        self.char_len = torch.tensor([len(s) if s else -1 for s in self.texts])
         self.classes = {
             "text": self.char_len > 0,
             "D": self._where(lambda s: s.isascii() and s.isdigit()),
@@ -39,11 +40,11 @@ class Vocab:
         self._cache: dict[Any, Tensor] = {}
 
     def _where(self, pred: Any) -> Tensor:
-        return torch.tensor([bool(s) and pred(s) for s in self.texts], device=self.device)
+        return torch.tensor([bool(s) and pred(s) for s in self.texts])
 
     def ids_mask(self, ids: list[int]) -> Tensor:
-        mask = torch.zeros(len(self.texts), dtype=torch.bool, device=self.device)
-        mask[torch.tensor(ids, dtype=torch.long, device=self.device)] = True
+        mask = torch.zeros(len(self.texts), dtype=torch.bool)
+        mask[torch.tensor(ids, dtype=torch.long)] = True
         return mask
 
     def cached(self, key: Any, build: Any) -> Tensor:

@@ -80,7 +80,7 @@ class Engine:
         self.model, self.tokenizer, self.cfg = model, tokenizer, model.cfg
         self.device = model.embed.weight.device
         self.vocab = Vocab(tokenizer, self.cfg.vocab_size, self.cfg.pad_token_id,
-                           self.cfg.mask_token_id, self.device)
+                           self.cfg.mask_token_id)
         self.max_batch, self.context_cache_size = max_batch, context_cache_size
         self._contexts: OrderedDict[str, tuple[list[int], list[KV] | None]] = OrderedDict()
 
@@ -215,7 +215,7 @@ class Engine:
             if group:
                 # logits only where this step chooses: no lm/copy head on fixed or committed tokens
                 wanted = [sampler.read(j.progress) for j in group]
-                logits = forward(group, wanted, use_cache)  # [B, Nmax, V]
+                logits = forward(group, wanted, use_cache).float().cpu()  # [B, Nmax, V], as the masks
                 for b, job in enumerate(group):
                     sampler.step(job.progress, logits[b, : len(wanted[b])])
 

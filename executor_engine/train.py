@@ -86,7 +86,7 @@ def load_data(args: argparse.Namespace, out: Path
         tok.save(str(tok_path))
     tok = Tokenizer.from_file(str(tok_path))
     cfg = model_config(args, tok)
-    vocab = Vocab(tok, cfg.vocab_size, cfg.pad_token_id, cfg.mask_token_id, torch.device("cpu"))
+    vocab = Vocab(tok, cfg.vocab_size, cfg.pad_token_id, cfg.mask_token_id)
     encoded, skipped = [], 0
     for r in records:
         try:
@@ -139,7 +139,7 @@ def heldout_accuracy(model: DiffusionLM, tok: Tokenizer, arch: str,
         outputs = run(lambda reqs: engine.fill(reqs, sampler), records)
     else:
         cfg = model.cfg
-        vocab = Vocab(tok, cfg.vocab_size, cfg.pad_token_id, cfg.mask_token_id, torch.device("cpu"))
+        vocab = Vocab(tok, cfg.vocab_size, cfg.pad_token_id, cfg.mask_token_id)
         outputs = run(ARDecoder(model, vocab).fill, records)
     model.train()
     return score(records, outputs)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-import torch
 
 from agentpair.datagen.build import make_pages
 from agentpair.datagen.vocab import VOCABS
@@ -54,8 +53,7 @@ def test_records_are_valid_and_fit_their_canvases():
     kinds = {r["kind"] for r in records}
     assert kinds == {"tool_args", "extract", "code"}
     tok = train_tokenizer(record_texts(records), 600)
-    vocab = Vocab(tok, 640, tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>"),
-                  torch.device("cpu"))
+    vocab = Vocab(tok, 640, tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>"))
     for r in records:
         if r.get("schema") is not None:
             jsonschema.validate(r["target"], r["schema"])

@@ -82,8 +82,7 @@ def test_a_name_is_the_same_tokens_in_instruction_and_snapshot():
 def test_every_example_and_every_slot_in_it_weighs_the_same_in_the_loss(arch: str):
     records = offline_records("train", 2)
     tok = train_tokenizer(record_texts(records), 500)
-    vocab = Vocab(tok, 512, tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>"),
-                  torch.device("cpu"))
+    vocab = Vocab(tok, 512, tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>"))
     typing = [r for r in records if r.get("tool") == "type"][:2]  # ref, text and submit slots
     encoded = [encode_record(vocab, r) for r in typing + records[:4]]
     batch = pack([encoded[:3], encoded[3:]], arch, vocab.mask_id, random.Random(0))
@@ -101,8 +100,7 @@ def test_every_example_and_every_slot_in_it_weighs_the_same_in_the_loss(arch: st
 def test_renaming_a_page_keeps_every_target_where_the_context_has_it():
     records = offline_records("train", 30)
     tok = train_tokenizer(record_texts(records), 1500)
-    vocab = Vocab(tok, 1536, tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>"),
-                  torch.device("cpu"))
+    vocab = Vocab(tok, 1536, tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>"))
     encoded = []
     for r in records:
         try:
