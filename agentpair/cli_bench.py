@@ -47,7 +47,7 @@ def _eval_report(args: argparse.Namespace) -> dict:
     if not data.is_file():  # regenerated from its fixed seeds (renders pages in Chromium)
         build(data.parent, "heldout", 80)
     report = evaluate(args.model or WEIGHTS / "executor", args.ar_model or WEIGHTS / "executor-ar",
-                      data, args.limit)
+                      data, args.limit, device=args.device)
     return {"model": str(args.model or "shipped"), **report}
 
 

@@ -16,8 +16,8 @@ class ARBaselineExecutor:
 
     name = "ar-baseline"
 
-    def __init__(self, checkpoint: str | Path | None = None):
-        self.decoder = ARDecoder.load(checkpoint or WEIGHTS / "executor-ar")
+    def __init__(self, checkpoint: str | Path | None = None, device: str = "auto"):
+        self.decoder = ARDecoder.load(checkpoint or WEIGHTS / "executor-ar", device=device)
         self._lock = threading.Lock()
 
     async def fill(self, requests: list[FillRequest]) -> list[FillResult]:
