@@ -205,6 +205,8 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
         schema = {"type": "object"} if unread is None else {"const": unread}
         steps.append(step_shape("extract", {"schema": schema}, ["schema"]))
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
+    named = {f"the {box.casefold()} box" for box in named_boxes(request.goal)}
+    fields = [f for f in fields if f.casefold() in named] or fields  # where the goal says the text goes
     if fields and reads:
         steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
     elif fields and "type" in [t.name for t in request.tools]:
@@ -236,13 +238,18 @@ def still_to_do(request: PlanRequest) -> list[str]:
     texts = [text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)]
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
     coded = any(re.search(r"\] code: .* -> ok$", line) for line in request.history)
-    to_fill = [f"fill the {box} box" for box in re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", request.goal)
+    to_fill = [f"fill the {box} box" for box in named_boxes(request.goal)
                if not coded and f"into the {box.casefold()} " not in done.casefold()]
     hidden = hidden_setting(request, [f"click the {name} button" for name in request.names.clickable])
     last = request.history[-1] if request.history else ""
     unsent = ["send what was typed"] if request.names.fields and " and press Enter" not in last and re.search(
         r"\] (act type|code): .*-> ok$", last) else []
     return opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden
+
+
+def named_boxes(goal: str) -> list[str]:
+    """The boxes a goal says to put something in ("paste it into the Service config box")."""
+    return re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", goal)
 
 
 def _aimed_fields(request: PlanRequest, lead: str) -> list[str]:

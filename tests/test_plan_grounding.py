@@ -79,6 +79,16 @@ def test_a_code_step_types_into_a_field_of_the_page_and_needs_one() -> None:
     assert valid(schema, plan(act("click", "click the Create service button")))
 
 
+def test_a_code_step_types_into_the_box_the_goal_names_when_it_names_one() -> None:
+    form = '- textbox "Service config" [ref=e1]\n- textbox "Environment variables" [ref=e2]'
+    code = {"kind": "code", "instruction": "fill", "template": "x = {{v:4}}"}
+    named = grounded_plan_schema(request("Fill in the template. Put it into the Service config box.", form))
+    assert valid(named, plan(dict(code, target="the Service config box")))
+    assert not valid(named, plan(dict(code, target="the Environment variables box")))
+    unnamed = grounded_plan_schema(request("Fill in the template and create the service.", form))
+    assert valid(unnamed, plan(dict(code, target="the Environment variables box")))
+
+
 def test_a_request_that_knows_no_names_gets_the_plain_schema() -> None:
     bare = PlanRequest(goal=GOAL, page='button "Go"', tools=browser_tools())
     assert grounded_plan_schema(bare) == plan_schema([t.name for t in bare.tools])
