@@ -342,8 +342,10 @@ class Agent:
         error = next((f.error for f in fills if f.error), None)
         if step.kind == "act" and not fills and step.args is None:
             error = f"unknown tool {step.tool!r} (known: {', '.join(toolbox.names())})"
-        # a submit before the form is filled: only a button click needs the page's names built again
-        if step.tool == "click" and is_button_click(step.instruction) and not error:
+        # a submit before the form is filled (a grounded planner's wording; a planner that asked for no
+        # grounding gets no such refusal): only a button click needs the page's names built again
+        if getattr(self.planner, "grounded", False) and step.tool == "click" and is_button_click(
+                step.instruction) and not error:
             error = premature_click(plan_request(run.task, observation, run.memory, run.records, []), step.instruction)
             if error:  # and not offered again on this page as it is
                 run.unchanged.setdefault(page_state(observation), []).append(step.instruction)

@@ -187,6 +187,8 @@ class EmbeddedPlanner:
     def base_url(self) -> str:
         return self.server.base_url
 
+    grounded = True  # it answers under the schema grounded in the page (plan_grounding)
+
     def identity(self) -> dict[str, object]:
         return {"kind": "embedded-llamacpp", "model": self.name.split(":", 1)[1],
                 "lora": str(self.server.lora) if self.server.lora else None}

@@ -12,6 +12,7 @@ CLOSERS = "\"'”’)]}>,;:"
 SENTENCE_END = ".!?"
 COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
 WORD = r"\w(?:[\w'.-]*\w)?"
+DATE_OR_TIME = re.compile(r"\b\d{1,4}[/:-]\d{1,2}(?:[/-]\d{1,4})?\b")
 
 
 def value_runs(words: list[str], start: int) -> list[str]:
@@ -135,3 +136,13 @@ def task_words(goal: str) -> set[str]:
     where = re.match(r"((?:on|at|in|from)\s+(?:the\s+)?)?[^,:;.]{1,40}([,:])\s", goal, re.I)
     said = goal[where.end():] if where and (where.group(1) or where.group(2) == ":") else goal
     return set(re.findall(WORD, said))
+
+
+def given_values(goal: str, clickable: set[str]) -> list[str]:
+    """The values the goal gives to enter: its quoted texts that name nothing clickable here, and its
+    dates and times ("05/20/2010", "2027-03-04", "9:37")."""
+    quoted = [a or b for a, b in re.findall(r'"([^"]+)"|“([^”]+)”', goal)][:8]
+    quoted = [text for text in quoted if text not in clickable]
+    inside = " ".join(quoted)
+    dates = [d for d in DATE_OR_TIME.findall(goal) if d not in inside]
+    return list(dict.fromkeys([*quoted, *dates]))

@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from agentpair.goal_words import (SENTENCE_END, WORD, goal_texts, labelled_values, listed_before, named_by, named_options,
+from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, labelled_values, listed_before, named_by, named_options,
                                   ruled_out_words, value_runs, word_set)
 from agentpair.page_clicks import (done_text, hidden_setting, named_links, next_up, offered_clicks, signed_in, to_open,
                                    ways_to_name, writable)
@@ -231,7 +231,9 @@ def still_to_do(request: PlanRequest) -> list[str]:
     while the page has a field, a text it gives to enter (quoted, or closing the goal after a
     colon: "send this reply: We have issued your refund.") that no step has typed, and a box it
     names to fill ("put the template in the Setup box") that no step has typed into (nor a code
-    step filled), a typed text not sent, and a setting it sets that the form hides (hidden_setting).
+    step filled), a typed text not sent, a setting it sets that the form hides (hidden_setting),
+    and, for a task that asks for no answer (no answer schema, no question), any action at all
+    while the run has taken none.
     While there is one, no finish is offered: a small planner calls a goal done a page early."""
     done = done_text(request)
     opening = [f"click the {name}" for name in to_open(request)]
@@ -244,7 +246,9 @@ def still_to_do(request: PlanRequest) -> list[str]:
     last = request.history[-1] if request.history else ""
     unsent = ["send what was typed"] if request.names.fields and " and press Enter" not in last and re.search(
         r"\] (act type|code): .*-> ok$", last) else []
-    return opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden
+    acted = any(re.search(r"\] (?:act \w+|code): .*-> ok$", line) for line in request.history)
+    idle = [] if acted or request.output_schema or READING.search(request.goal) else ["act on the page"]
+    return opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden + idle
 
 
 def named_boxes(goal: str) -> list[str]:
@@ -280,7 +284,9 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     instruction) steps that put it there: a box it names ("Accept the code of conduct", "T-shirt
     size L") that is off, a dropdown one option of which it names ("vegetarian meals") showing
     another, a value it lists for an address form field ("..., London, postcode SW1Y 4JH": _listed)
-    or a text it gives for a field it names ("this reply: ...") never typed. While there is
+    or a text it gives for a field it names ("this reply: ...") never typed, else a value it gives
+    (a quoted text, a date, a time: given_values) never typed nor shown while the page has an
+    empty field, into any empty field. While there is
     one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
     a small planner submits a form half filled; after such a refusal, the plan must do these."""
     names, done = request.names, done_text(request)
@@ -302,7 +308,25 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         fields = [said[0] for f in _aimed_fields(request, lead) if (said := ways_to_name(f))]
         if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
             left.append(("type", f"type {text} into the {fields[0]} field"))
+    if not any(tool == "type" for tool, _ in left):
+        left += [("type", f"type {value} into the {field} field") for value in _untyped(request)
+                 for field in _empty_fields(request)]
     return left
+
+
+def _untyped(request: PlanRequest) -> list[str]:
+    """The values the goal gives (given_values) that no step typed and the page does not show (a line
+    that repeats the goal aside), while the page has an empty field."""
+    done = done_text(request)
+    shown = "\n".join(line for line in request.page.splitlines() if request.goal not in line)
+    values = given_values(request.goal, set(request.names.clickable)) if _empty_fields(request) else []
+    return [v for v in values if f"type {v}" not in done and v not in shown and writable(v)]
+
+
+def _empty_fields(request: PlanRequest) -> list[str]:
+    """The page's text fields that show no value, as a step says them."""
+    filled = set(re.findall(r'^(?:textbox|searchbox|spinbutton|combobox) "(.+)": ', request.page, re.M))
+    return [said[0] for name in request.names.fields if name not in filled and (said := ways_to_name(name))]
 
 
 def is_button_click(instruction: str) -> bool:

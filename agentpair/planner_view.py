@@ -9,14 +9,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tools.browser_actions import CheckArgs
+from tools.snapshot import INTERACTIVE as SNAPSHOT_INTERACTIVE
 from tools.snapshot import REF, Element, box_states, parse_elements, told_apart, walk_elements
 
 PAGE_CHARS_FOR_PLANNER = 700
 TEXT_CHARS = 160  # a flattened code block (a config template) must fit on its line
 MAX_OPTIONS = 6
-INTERACTIVE = {"button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
-               "menuitemradio", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
-               "textbox", "treeitem"}
+INTERACTIVE = SNAPSHOT_INTERACTIVE - {"option"}  # an option is shown on its select's line
 TITLED = {"heading", "dialog"}
 ANNOUNCED = {"alert", "status"}
 SKIP = {"/url", "/placeholder", "note", "img", "option"}

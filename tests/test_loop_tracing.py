@@ -152,6 +152,7 @@ async def test_a_submit_before_the_form_holds_the_goals_text_is_refused_and_a_re
                         {"kind": "act", "tool": "click", "instruction": "click the Go button"}]},
              {"steps": [{"kind": "finish", "answer": "done"}]}]
     planner = ScriptedPlanner(plans)
+    planner.grounded = True  # the refusal is the grounded schema's: a planner that asks for grounding
     executor = ScriptedExecutor([{"ref": "e1"}, {"ref": "e2", "text": "Ada Byron King"}, {"ref": "e1"}, {"ref": "e1"}])
     env = SleepyEnvironment()
     result = await Agent(planner, executor, env, trace_dir=tmp_path).run("Put this in the name: Ada Byron King",
@@ -160,6 +161,15 @@ async def test_a_submit_before_the_form_holds_the_goals_text_is_refused_and_a_re
     assert [name for name, _ in env.calls] == ["type", "click"]  # the early click never ran, the fill ran once
     assert planner.requests[1].history[-1].endswith(
         "FAILED: the form does not yet hold what the goal gives: type Ada Byron King into the Name field")
+
+
+async def test_a_planner_that_asked_for_no_grounding_gets_no_refusal(tmp_path: Path) -> None:
+    plans = [{"steps": [{"kind": "act", "tool": "click", "instruction": "click the Go button"}]},
+             {"steps": [{"kind": "finish", "answer": "done"}]}]
+    env = SleepyEnvironment()
+    result = await Agent(ScriptedPlanner(plans), ScriptedExecutor([{"ref": "e1"}]), env).run(
+        "Put this in the name: Ada Byron King", trace=False)
+    assert result.finished and [name for name, _ in env.calls] == ["click"]
 
 
 def test_a_step_that_left_a_url_as_it_was_twice_is_not_offered_there_again() -> None:

@@ -181,7 +181,8 @@ def test_no_finish_while_the_goal_asks_to_open_a_link_here_that_no_step_clicked(
         *signed_in, '[2] act click: click the Messages link {"ref": "f1e2"} -> ok']))
     assert valid(opened, DONE)
     # a name the goal mentions but does not ask to open ("a Messages digest") keeps finish open
-    mentioned = grounded_plan_schema(request(goal="Turn off the Messages digest.", snapshot=account))
+    mentioned = grounded_plan_schema(request(goal="Turn off the Messages digest.", snapshot=account,
+                                             history=signed_in))
     assert valid(mentioned, DONE)
 
 

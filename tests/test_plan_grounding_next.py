@@ -189,7 +189,8 @@ def test_no_finish_before_the_button_the_goal_says_as_two_words() -> None:
     assert not valid(grounded_plan_schema(request(goal=goal, snapshot=cart)), DONE)
     clicked = ['[3] act click: click the Proceed to checkout button {"ref": "e1"} -> ok']
     assert valid(grounded_plan_schema(request(goal=goal, snapshot=cart, history=clicked)), DONE)
-    assert valid(grounded_plan_schema(request(goal="Buy one cable.", snapshot=cart)), DONE)
+    added = ['[2] act click: click the Add to cart button {"ref": "e9"} -> ok']
+    assert valid(grounded_plan_schema(request(goal="Buy one cable.", snapshot=cart, history=added)), DONE)
 
 
 def test_a_number_the_goal_names_picks_among_numbered_links() -> None:
@@ -347,3 +348,42 @@ def test_on_the_page_of_the_thing_the_goal_asks_about_the_step_is_to_read_it() -
     assert not valid(schema(goal), plan(act("click", "click the Boutique link")))
     assert valid(schema(goal, [{"price": 288.93}]), DONE)  # read: the answer may follow
     assert valid(schema("Buy the Ivory Maple scarf on Zovi."), plan(act("click", "click the Add to cart button")))
+
+
+def test_a_task_that_asks_for_no_answer_is_not_finished_before_the_run_acts() -> None:
+    page = """- generic [ref=e1]:
+  - textbox "Departure Date" [ref=e2]
+  - button "Search" [ref=e3]"""
+    goal = "Enter 11/02/2031 as the departure date and search."
+    fresh = grounded_plan_schema(request(goal, page))
+    assert not valid(fresh, DONE)
+    assert valid(fresh, plan(act("type", "type 11/02/2031 into the Departure Date field")))
+    acted = request(goal, page, history=["[1] act type: type 11/02/2031 into the Departure Date field "
+                                         "{\"ref\": \"e2\", \"text\": \"11/02/2031\"} -> ok",
+                                         "[2] act click: click the Search button {\"ref\": \"e3\"} -> ok"])
+    assert valid(grounded_plan_schema(acted), DONE)
+    failed = request(goal, page, history=["[1] act click: click the Search button {\"ref\": \"e3\"} -> FAILED: x"])
+    assert not valid(grounded_plan_schema(failed), DONE)  # a step that failed did nothing
+    asking = request("What is the earliest departure date shown?", page)
+    assert valid(grounded_plan_schema(asking), plan({"kind": "finish", "instruction": "t", "answer": "x"}))
+
+
+def test_a_value_the_goal_gives_goes_into_an_empty_field_before_any_button() -> None:
+    page = """- generic [ref=e1]:
+  - textbox "Guest" [ref=e2]
+  - textbox "Arrival" [ref=e3]
+  - button "Reserve" [ref=e4]"""
+    goal = 'Book "Ilse Brandt" in on 03/04/2027, then press Reserve.'
+    submit = "click the Reserve button"
+    refused = premature_click(request(goal, page), submit)
+    assert refused and "type Ilse Brandt into the Guest field" in refused and "type 03/04/2027 into the Arrival field" in refused
+    typed = ['[1] act type: type Ilse Brandt into the Guest field {"ref": "e2", "text": "Ilse Brandt"} -> ok']
+    half = page.replace('"Guest" [ref=e2]', '"Guest" [ref=e2]: Ilse Brandt')
+    still = premature_click(request(goal, half, history=typed), submit)
+    assert still and "type 03/04/2027 into the Arrival field" in still and "Ilse" not in still
+    both = [*typed, '[2] act type: type 03/04/2027 into the Arrival field {"ref": "e3", "text": "03/04/2027"} -> ok']
+    full = half.replace('"Arrival" [ref=e3]', '"Arrival" [ref=e3]: 03/04/2027')
+    assert premature_click(request(goal, full, history=both), submit) is None
+    # a quoted name of something to click, or a value the page shows already, is nothing to type
+    assert premature_click(request('Press "Reserve" for the 03/04/2027 stay.', page + "\n- text: Stay 03/04/2027"),
+                           submit) is None

@@ -26,7 +26,8 @@ from playwright.async_api import async_playwright
 from tools.base import Observation, Tool, Toolbox, ToolResult
 from tools.browser_guard import Guard
 from tools.policy import SafetyEvent, SecretField, TaskPolicy
-from tools.snapshot import excerpt, hide_values, refs_in, trim_snapshot
+from tools.snapshot import INTERACTIVE, excerpt, hide_values, refs_in, trim_snapshot
+from tools.unnamed import MARK_CLICKABLE_JS, name_unnamed
 
 SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 LAUNCH_ARGS = [
@@ -187,16 +188,21 @@ class Browser(Guard):
         return values
 
     async def observe(self) -> Observation:
-        """URL, title, trimmed aria snapshot (refs valid for acting), visible text, notices."""
+        """URL, title, trimmed aria snapshot (refs valid for acting; unnamed elements named, see
+        tools.unnamed), visible text, notices."""
         page = self.page
         notices = [e.message() for e in self.take_events()]
         passwords = await self.password_values()
+        try:
+            await page.evaluate(MARK_CLICKABLE_JS)
+        except PlaywrightError:
+            pass  # a page between documents: its snapshot says what there is
         try:
             raw = await page.aria_snapshot(mode="ai", timeout=self.action_timeout_ms)
         except PlaywrightError as exc:
             raw = ""
             notices.append(f"no snapshot: {describe_error(exc)}")
-        snapshot = trim_snapshot(self.hide(raw, passwords), self.snapshot_chars)
+        snapshot = trim_snapshot(self.hide(name_unnamed(raw, INTERACTIVE), passwords), self.snapshot_chars)
         try:
             text = await page.locator("body").inner_text(timeout=self.action_timeout_ms)
             title = await page.title()

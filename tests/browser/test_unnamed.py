@@ -1,0 +1,82 @@
+"""Names for what a page leaves unnamed (tools.unnamed): on snapshot text, and on a real page in
+Chromium, where clickable rows and words become named buttons and the click or the typing lands
+on the right element."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.browser import Browser
+from tools.snapshot import INTERACTIVE
+from tools.unnamed import name_unnamed
+
+
+def test_an_unnamed_field_takes_the_short_text_before_it_else_its_role_and_number() -> None:
+    snapshot = """- generic [ref=e1]:
+  - generic [ref=e2]:
+    - generic [ref=e3]: Arrival time
+    - textbox [ref=e4]
+  - textbox [ref=e5]
+  - textbox [ref=e6]
+  - button "Go" [ref=e7]"""
+    named = name_unnamed(snapshot, INTERACTIVE)
+    assert '- textbox "Arrival time" [ref=e4]' in named
+    assert '- textbox "textbox 1" [ref=e5]' in named  # the sibling before it has children: no label
+    assert '- textbox "textbox 2" [ref=e6]' in named
+    assert '- button "Go" [ref=e7]' in named
+    table = """- table [ref=e1]:
+  - row [ref=e2]:
+    - rowheader "Director" [ref=e3]
+    - cell [ref=e4]:
+      - textbox [ref=e5]
+  - row [ref=e6]:
+    - cell [ref=e7]:
+      - textbox [ref=e8]"""
+    named = name_unnamed(table, INTERACTIVE)
+    assert '- textbox "Director" [ref=e5]' in named and '- textbox "textbox 1" [ref=e8]' in named
+
+
+def test_a_control_holding_a_named_control_or_quoted_is_left_as_it_is() -> None:
+    snapshot = """- tablist [ref=e1]:
+  - tab [ref=e2]:
+    - 'link "Tab #1" [ref=e3]':
+      - /url: "#tabs-1"
+  - listbox [ref=e4]:
+    - option "Mon" [ref=e5]"""
+    named = name_unnamed(snapshot, INTERACTIVE).splitlines()
+    assert named[1] == "  - tab [ref=e2]:"  # its link is what a step clicks
+    assert named[4] == '  - listbox "listbox 1" [ref=e4]:'  # options are what it is set to
+
+
+PAGE = """<!doctype html><title>Unnamed</title>
+<div id="inbox">
+  <div class="row" style="cursor:pointer" onclick="document.getElementById('out').textContent = 'opened Mira'">
+    <div>Mira</div><div>Lunch on Tuesday?</div></div>
+  <div class="row" style="cursor:pointer" onclick="document.getElementById('out').textContent = 'opened Tomas'">
+    <div>Tomas</div><div>Invoice 7</div></div>
+</div>
+<div><span>Arrival time</span><input id="arrival"></div>
+<input id="other">
+<p>Pick <span style="cursor:pointer" onclick="document.getElementById('out').textContent = 'word'">maple</span> now.</p>
+<button style="cursor:pointer">Real button</button>
+<p id="out"></p>"""
+
+
+@pytest.mark.asyncio
+async def test_on_a_real_page_the_named_elements_can_be_acted_on_by_their_refs(tmp_path) -> None:
+    (tmp_path / "index.html").write_text(PAGE)
+    async with Browser() as browser:
+        await browser.start_task(start_url=(tmp_path / "index.html").as_uri(), allow_file_urls=True)
+        observation = await browser.observe()
+        lines = {line.strip() for line in observation.snapshot.splitlines()}
+        tomas = next(line for line in lines if line.startswith('- button "Tomas"'))
+        assert any(line.startswith('- button "maple"') for line in lines)  # a clickable word in a text
+        assert any(line.startswith('- button "Real button"') for line in lines)
+        arrival = next(line for line in lines if line.startswith('- textbox "Arrival time"'))
+        assert any(line.startswith('- textbox "textbox 1"') for line in lines)
+        tools = browser.toolbox()
+        ref = lambda line: line.split("[ref=")[1].split("]")[0]
+        assert (await tools.get("click")({"ref": ref(tomas)})).ok
+        assert (await tools.get("type")({"ref": ref(arrival), "text": "10:30"})).ok
+        assert await browser.page.inner_text("#out") == "opened Tomas"
+        assert await browser.page.input_value("#arrival") == "10:30"

@@ -1,0 +1,92 @@
+"""Names for what a page leaves unnamed, so that a step can say them.
+
+- An element the page styles as clickable (a pointer cursor) but gives no role, nor holds a control
+  of its own (a clickable list item, card, message row or word), is marked a button named by the
+  first line of its text (MARK_CLICKABLE_JS, run in the page before each snapshot).
+- A field or control with no accessible name, and no named control inside it, takes the short text
+  right before it under the same parent (a label the page did not tie to it), or before its parent
+  when it comes first there (a field in a table cell after its header cell), else its role and
+  number: "textbox 2" (name_unnamed, on the snapshot).
+"""
+
+from __future__ import annotations
+
+import re
+
+MARK_CLICKABLE_JS = """() => {
+  const controls = 'a,button,input,select,textarea,label,option,summary,[role]';
+  let marked = 0;
+  for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+    if (el.matches(controls) || el.querySelector(controls)) continue;
+    if (getComputedStyle(el).cursor !== 'pointer') continue;
+    const parent = el.parentElement;
+    if (parent && parent !== document.body && getComputedStyle(parent).cursor === 'pointer') continue;
+    const text = (el.innerText || '').trim().split('\\n')[0].trim();
+    if (!text) continue;
+    el.setAttribute('role', 'button');
+    el.setAttribute('aria-label', text.slice(0, 60));
+    marked++;
+  }
+  return marked;
+}"""
+LINE = re.compile(r"""^(?P<lead>\s*- )(?P<quote>'?)(?P<role>[a-z]+)(?P<name> "(?:[^"\\]|\\.)*")?"""
+                  r"(?P<rest>(?: \[[^\]]*\])*)'?(?P<tail>:.*)?$")
+VALUE = re.compile(r'^\s*- (?:text|[a-z]+(?: \[[^\]]*\])*): (?P<value>.+)$')
+LABEL_CHARS = 40
+
+
+def name_unnamed(snapshot: str, interactive: set[str]) -> str:
+    """The snapshot with names for its unnamed `interactive` elements (see the module's docstring);
+    lines are otherwise unchanged."""
+    lines = snapshot.splitlines()
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines]
+    matches = [LINE.match(line) for line in lines]
+    numbered: dict[str, int] = {}
+    out = list(lines)
+    for i, match in enumerate(matches):
+        if not match or match["quote"] or "[ref=" not in match["rest"] or match["name"] or "[aria-hidden]" in match["rest"]:
+            continue
+        role = match["role"]
+        if role not in interactive or _holds_named_control(matches, indents, i, interactive):
+            continue
+        name = _label_before(lines, matches, indents, i, interactive)
+        if not name:
+            numbered[role] = numbered.get(role, 0) + 1
+            name = f"{role} {numbered[role]}"
+        quoted = name.replace("\\", "\\\\").replace('"', '\\"')
+        out[i] = f'{match["lead"]}{role} "{quoted}"{match["rest"]}{match["tail"] or ""}'
+    return "\n".join(out)
+
+
+def _holds_named_control(matches: list[re.Match[str] | None], indents: list[int], i: int,
+                         interactive: set[str]) -> bool:
+    """A named interactive element other than an option sits under line i (a tab holding its link):
+    that one is acted on. A list's options are what it is set to, not controls of their own."""
+    for j in range(i + 1, len(matches)):
+        if indents[j] <= indents[i]:
+            return False
+        if matches[j] and matches[j]["role"] in interactive - {"option"} and matches[j]["name"]:
+            return True
+    return False
+
+
+def _label_before(lines: list[str], matches: list[re.Match[str] | None], indents: list[int], i: int,
+                  interactive: set[str]) -> str:
+    """The short text right before line i: its sibling's, or, when it is its parent's first child (a
+    field in a table cell), the text of the sibling before that parent (the row's header cell)."""
+    for _ in range(2):
+        j = i - 1
+        while j >= 0 and indents[j] > indents[i]:
+            j -= 1
+        if j < 0:
+            return ""
+        if indents[j] < indents[i]:  # i is the first child of j: look before j
+            i = j
+            continue
+        if j + 1 < len(lines) and indents[j + 1] > indents[j] or (matches[j] and matches[j]["role"] in interactive):
+            return ""  # a container or a control of its own is no label
+        value = VALUE.match(lines[j])
+        text = value["value"] if value else matches[j]["name"] if matches[j] and matches[j]["name"] else ""
+        text = " ".join(text.strip().strip("'\"").split())
+        return text if len(text) <= LABEL_CHARS else ""
+    return ""
