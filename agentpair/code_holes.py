@@ -68,8 +68,8 @@ def with_holes(shown: str, planner_template: str | None = None) -> str:
 def hole_values(template: str, instruction: str) -> dict[str, list[str]]:
     """What each hole may hold where the instruction labels a value with the hole's name: the word
     right after the name (past a "to", "=" or "is": "port to 8080") or right before it, within one
-    part between commas (or a colon), a connecting word never ("name billing-api", "3 replicas",
-    "HTTP port 8080"), keyed as the executor's `allowed` ("/name"); a hole said again ({{name_2}})
+    part between commas (or a colon), a connecting word never ("name ledger-svc", "5 workers",
+    "TCP port 9090"), keyed as the executor's `allowed` ("/name"); a hole said again ({{name_2}})
     takes its name's. Holes the instruction does not name are left to code_values."""
     parts = [part.split() for part in re.split(r"[,;]|:\s", instruction)]
     allowed: dict[str, list[str]] = {}

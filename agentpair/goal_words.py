@@ -20,10 +20,10 @@ def value_runs(words: list[str], start: int) -> list[str]:
     found: dict[str, None] = {}
     for end in range(start + 1, min(start + MAX_VALUE_WORDS, len(words)) + 1):
         if end == start + 1 < len(words) and words[start].isdigit():
-            continue  # a bare number the goal's words run on from ("2 m", "12 St James's Square") is no value
+            continue  # a bare number the goal's words run on from ("3 kg", "40 Elm Road") is no value
         run = " ".join(words[start:end]).lstrip(OPENERS).rstrip(CLOSERS)
         if "(not" in words[start:end]:
-            break  # it runs into what the goal rules out ("2 m (not the 1 m cable)")
+            break  # it runs into what the goal rules out ("3 kg (not the 1 kg bag)")
         for value in (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
             found.setdefault(value, None)
     return list(found)
@@ -39,8 +39,8 @@ def labelled_values(goal: str, field: str) -> list[str]:
 def listed_before(goal: str, field: str, count: int) -> list[str]:
     """What the goal lists, comma by comma, right before a code it labels with a word of the field's
     name (labelled_values), nearest first, for the `count` fields the form has right before that
-    one: "as Ada Lovelace, 12 St James's Square, London, postcode SW1Y 4JH" gives ["London",
-    "12 St James's Square", "Ada Lovelace"] for City, Street address, Full name: segments whose
+    one: "as Mo Salah, 40 Elm Road, Leeds, postcode LS2 7EW" gives ["Leeds",
+    "40 Elm Road", "Mo Salah"] for City, Street address, Full name: segments whose
     words all start with a capital or a digit, up to one that only ends so (with a capital), whose
     end is the last."""
     words = _unquoted(goal).split()
@@ -53,7 +53,7 @@ def listed_before(goal: str, field: str, count: int) -> list[str]:
         named = next((i for i in range(len(said)) if all(w[0].isupper() or w[0].isdigit() for w in said[i:])), len(said))
         if named < len(said) and (not named or any(w[0].isupper() for w in said[named:])):
             listed.append(" ".join(said[named:]))
-        if named:  # "then check out as Ada Lovelace": its name ends the list
+        if named:  # "then pay as Mo Salah": its name ends the list
             break
     return listed
 
@@ -82,8 +82,8 @@ def named_by(goal_words: set[str], name: str) -> bool:
 
 
 def ruled_out_words(goal: str) -> list[set[str]]:
-    """What the goal says not to pick, as word sets: "(not the 1 m cable or the charger)" ->
-    {1, m, cable}, {charger}; a click whose words hold one of them is not offered."""
+    """What the goal says not to pick, as word sets: "(not the 1 kg bag or the scoop)" ->
+    {1, kg, bag}, {scoop}; a click whose words hold one of them is not offered."""
     out = []
     for clause in re.findall(r"\bnot (?:an? |the )?([^,.;:()]+)", goal, re.I):
         out += [w for part in re.split(r"\bor (?:an? |the )?", clause) if (w := word_set(part))]
@@ -104,8 +104,8 @@ def named_options(goal: str, options: list[str]) -> list[str]:
 
 
 def by_number(goal: str, clicks: list[str]) -> list[str]:
-    """Where the goal names a thing by a number of three or more digits (ticket #4821, order 5512)
-    and some clicks say it, not the clicks that say only other such numbers (ticket #4817)."""
+    """Where the goal names a thing by a number of three or more digits (case #3107, order 8816)
+    and some clicks say it, not the clicks that say only other such numbers (case #3104)."""
     numbers = lambda text: set(re.findall(r"(?<![\w.,])\d{3,}(?![\w.,]\d)", text))
     named = numbers(goal)
     if not any(numbers(c) & named for c in clicks):
@@ -132,7 +132,7 @@ def goal_texts(goal: str) -> list[tuple[str, str]]:
 
 def task_words(goal: str) -> set[str]:
     """The goal's words (as it writes them) less those of an opening clause that only says where
-    ("In the Cirrus cloud console, ...", "On Voltshop, ...", "Foo: ..."): what to do there."""
+    ("In the Orbit admin panel, ...", "On Pebblemart, ...", "Foo: ..."): what to do there."""
     where = re.match(r"((?:on|at|in|from)\s+(?:the\s+)?)?[^,:;.]{1,40}([,:])\s", goal, re.I)
     said = goal[where.end():] if where and (where.group(1) or where.group(2) == ":") else goal
     return set(re.findall(WORD, said))

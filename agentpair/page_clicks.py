@@ -34,7 +34,7 @@ def writable(text: str) -> bool:
 
 def ways_to_name(name: str) -> list[str]:
     """A name as a step may say it: whole, or without what a person leaves off when saying it (a
-    leading number such as "#4821", a trailing count such as "(0)", trailing marks such as ":" or "›");
+    leading number such as "#107", a trailing count such as "(0)", trailing marks such as ":" or "›");
     never with a double quote or a backslash (see writable), which it is then said without."""
     said = [" ".join(name.replace('"', " ").replace("\\", " ").split())]
     words = said[0].split()
@@ -46,7 +46,7 @@ def ways_to_name(name: str) -> list[str]:
 
 
 def telling(names: PageNames, name: str) -> list[str]:
-    """How a click says which of the elements sharing `name` it means: " (Hardcover, 1969)" for each
+    """How a click says which of the elements sharing `name` it means: " (Audiobook, 2004)" for each
     one told apart, and nothing (the bare name) where some are not; [""] for a name of one element."""
     told = [f" ({t})" for t in dict.fromkeys(names.told_apart.get(name, [])) if writable(t)]
     return told + [""] * (len(told) < len(names.clickable[name]))
@@ -92,8 +92,8 @@ def next_up(request: PlanRequest, clicks: list[str]) -> list[str]:
 
 def named_links(request: PlanRequest, clicks: list[str]) -> list[str]:
     """On a page with nothing to fill, where the goal names links here it has not clicked, those links
-    and the buttons, no other link: "set the session timeout (it is a security setting)" opens
-    Security, not Profile. The goal names a link by words it says in lower case, as a thing to go
+    and the buttons, no other link: "turn on two-step login (it is a privacy setting)" opens
+    Privacy, not Profile. The goal names a link by words it says in lower case, as a thing to go
     to, beyond where it says the site is (task_words) and the texts it gives to enter, or as where
     what it opens is ("go to Security under Catalog", "Catalog > Security": then that link is the
     only link); a capitalised word said otherwise is often part of another name ("the Forum day",
@@ -114,8 +114,8 @@ def named_links(request: PlanRequest, clicks: list[str]) -> list[str]:
 
 
 def hidden_setting(request: PlanRequest, clicks: list[str]) -> list[str]:
-    """The clicks that show more of a form ("Show advanced options", "More settings") where the goal
-    sets a setting ("set the session timeout to 15 minutes") no field, dropdown or box of it is
+    """The clicks that show more of a form ("Show more", "More settings") where the goal
+    sets a setting ("set the font size to 14 points") no field, dropdown or box of it is
     named for: it is behind one of them, and saving before would save the rest unchanged."""
     names = request.names
     settings = [word_set(m.group(1)) for m in SETTING.finditer(request.goal)]

@@ -75,7 +75,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
     submitted a text into with Enter, as said (no second search)."""
     names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
     shapes = []
-    if hidden := hidden_setting(request, clicks):  # what the goal sets is behind "Show advanced options"
+    if hidden := hidden_setting(request, clicks):  # what the goal sets is behind a "Show more" button
         clicks = hidden
     elif not names.fields and (signed_in(request) or not request.secret_names):  # the way to sign in: any words
         clicks = named_links(request, clicks)
@@ -324,9 +324,11 @@ def _untyped(request: PlanRequest) -> list[str]:
 
 
 def _empty_fields(request: PlanRequest) -> list[str]:
-    """The page's text fields that show no value, as a step says them."""
+    """The page's text fields that show no value and no step failed to type into, as a step says them."""
     filled = set(re.findall(r'^(?:textbox|searchbox|spinbutton|combobox) "(.+)": ', request.page, re.M))
-    return [said[0] for name in request.names.fields if name not in filled and (said := ways_to_name(name))]
+    failed = set(re.findall(r"\] act type: type .+? into the (.+) (?:field|box).* -> FAILED", "\n".join(request.history)))
+    return [said[0] for name in request.names.fields if name not in filled
+            and (said := ways_to_name(name)) and not failed & set(said)]
 
 
 def is_button_click(instruction: str) -> bool:

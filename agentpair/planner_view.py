@@ -134,12 +134,13 @@ NOT_CLICKED = FIELD_ROLES | {"slider", "option"}
 
 
 def page_names(snapshot: str) -> PageNames:
-    """The names of the page's interactive elements, sorted by what a step may do to them."""
+    """The names of the page's interactive elements that are not disabled, sorted by what a step may
+    do to them."""
     names, apart = PageNames(), told_apart(snapshot)
     names.checked = [name for name, on in box_states(snapshot).items() if on]
     for node in walk_elements(snapshot):
-        if node.role not in INTERACTIVE or not node.name:
-            continue
+        if node.role not in INTERACTIVE or not node.name or "[disabled]" in node.attrs:
+            continue  # a disabled element takes no step (a form behind a dialog)
         options = [o.name for o in node.children if o.role == "option" and o.name]
         if options:
             names.dropdowns.setdefault(node.name, options)

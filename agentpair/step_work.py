@@ -92,7 +92,7 @@ def named_refs(snapshot: str, refs: list[str], instruction: str) -> list[str]:
     """`refs` narrowed to the elements the instruction names: those whose name, as a step may say
     it (ways_to_name), is the longest one it says, not counting its first word ("Press the Menu
     button" names Menu, not a link called Press) unless nothing else is said; and of those the one
-    its closing "(...)" tells apart ("click the The Left Hand of Darkness link (Hardcover, 1969)",
+    its closing "(...)" tells apart ("click the Moby Dick link (Audiobook, 2004)",
     see told_apart). All of them where it names none."""
     text, names = instruction.casefold(), ref_names(snapshot)
     said: dict[str, tuple[int, int]] = {}  # ref -> (where, how long) its name is said
@@ -226,7 +226,7 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
             if said_of is lines:  # less what a table gives the field for rows the instruction does not name
                 other = Counter(_numbers(others))
                 shown = [n for n in shown if found[n] > other[n]] or shown
-            else:  # what the page says of the subject, not the numbers in its name ("Nimbus 16 Pro")
+            else:  # what the page says of the subject, not the numbers in its name ("Kestrel 9 Max")
                 own = set(_numbers([named])) if said_of is item else set()
                 shown = numbers_in_unit(said_of, name) or [n for n in _numbers(said_of) if n not in own] or shown
             values = [int(n) for n in shown if "." not in n] + list(range(COUNTS if counted else 0)) \

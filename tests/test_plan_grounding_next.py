@@ -384,6 +384,10 @@ def test_a_value_the_goal_gives_goes_into_an_empty_field_before_any_button() -> 
     both = [*typed, '[2] act type: type 03/04/2027 into the Arrival field {"ref": "e3", "text": "03/04/2027"} -> ok']
     full = half.replace('"Arrival" [ref=e3]', '"Arrival" [ref=e3]: 03/04/2027')
     assert premature_click(request(goal, full, history=both), submit) is None
+    locked = ['[1] act type: type Ilse Brandt into the Guest field {"ref": "e2", "text": "Ilse Brandt"} -> FAILED: '
+              "the 'Guest' field is read-only or disabled", '[2] act type: type 03/04/2027 into the Arrival field '
+              '{"ref": "e3", "text": "03/04/2027"} -> FAILED: read-only']
+    assert premature_click(request(goal, page, history=locked), submit) is None  # set some other way, if at all
     # a quoted name of something to click, or a value the page shows already, is nothing to type
     assert premature_click(request('Press "Reserve" for the 03/04/2027 stay.', page + "\n- text: Stay 03/04/2027"),
                            submit) is None

@@ -85,3 +85,13 @@ def test_plan_request_shows_the_compact_page_and_a_short_tool_list() -> None:
     assert message.endswith("Page: Sign in (http://x.test/login)\n" + EXPECTED)
     single = render_user_message(PlanRequest(goal="g", tools=tools, single_model=True))
     assert "type: Replace a field's text." in single
+
+
+def test_a_disabled_element_is_no_name_a_step_may_use() -> None:
+    from agentpair.planner_view import page_names
+
+    names = page_names("""- textbox "Username" [disabled] [ref=e1]
+- button "OK" [disabled] [ref=e2]
+- dialog "Timing out" [ref=e3]:
+  - button "Cancel" [ref=e4]""")
+    assert names.fields == [] and list(names.clickable) == ["Cancel"]

@@ -27,7 +27,7 @@ def ref_of(*roles: str) -> Any:
     return Field(description=f"the ref of a {' or '.join(roles)} from the latest observation, e.g. e7",
                  json_schema_extra={"x-roles": list(roles)})
 
-FIELD_INFO_JS = """e => ({password: (e.type || '').toLowerCase() === 'password',
+FIELD_INFO_JS = """e => ({password: (e.type || '').toLowerCase() === 'password', locked: !!(e.readOnly || e.disabled),
   label: e.getAttribute('aria-label') || (e.labels && e.labels[0] ? e.labels[0].innerText.trim() : '')
     || e.placeholder || e.name || e.id || e.tagName.toLowerCase()})"""
 OPTIONS_JS = "e => e.tagName === 'SELECT' ? Array.from(e.options, o => [o.value, o.label.trim()]) : null"
@@ -128,6 +128,9 @@ async def type_text(browser: Browser, ref: str, text: str, submit: bool = False)
                 detail = f"secret {name!r} may only be typed into a password field, not {info['label']!r}"
                 browser.record("secret", browser.page.url, detail)
                 raise BrowserError(f"refused: {detail}")
+        if info["locked"]:  # fail now, not after the action timeout: such a field is set another way
+            raise BrowserError(f"the {info['label']!r} field is read-only or disabled: it cannot be typed into "
+                               "(a picker or another control sets it)")
         try:
             value = fill_secrets(text, browser.policy.secrets)
         except KeyError as exc:

@@ -135,14 +135,14 @@ def item_texts(snapshot: str, name: str) -> list[str]:
     return find(parse_elements(snapshot), []) or []
 
 
-PART_BREAK = re.compile(r"\s+[·|•–—]\s+")  # between the parts of a text ("Le Guin · Hardcover, 1969")
+PART_BREAK = re.compile(r"\s+[·|•–—]\s+")  # between the parts of a text ("Melville · Audiobook, 2004")
 MAX_TELLING = 40  # the longest part that tells same-named elements apart
 
 
 def told_apart(snapshot: str) -> dict[str, str]:
-    """For elements sharing a role and a name (a "The Left Hand of Darkness" link per edition, an
+    """For elements sharing a role and a name (a "Moby Dick" link per edition, an
     "Add to wishlist" button per result): each one's ref -> the first part of what its list item
-    says that no other such element's item says ("Hardcover, 1969"). Elements alike in every part,
+    says that no other such element's item says ("Audiobook, 2004"). Elements alike in every part,
     or in no list item, are not told apart."""
     items: dict[tuple[str, str], list[tuple[str, list[str]]]] = {}
 

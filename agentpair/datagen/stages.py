@@ -18,7 +18,7 @@ ASKS = ["My parcel arrived damaged.", "Where is my refund?", "I cannot sign in a
 REPLY_FIELDS = ["Reply", "Your reply", "Message", "Answer", "Write a reply", "Comment"]
 SEND = ["Send reply", "Send", "Post reply", "Reply", "Submit reply"]
 SAVE = ["Save", "Save changes", "Update", "Apply", "Save settings"]
-SETTINGS = {"Session timeout": ["5 minutes", "15 minutes", "30 minutes", "1 hour"],
+SETTINGS = {"Idle timeout": ["5 minutes", "10 minutes", "30 minutes", "1 hour"],
             "Language": ["English", "French", "German", "Spanish"],
             "Time zone": ["UTC", "Europe/Paris", "America/New_York", "Asia/Tokyo"],
             "Currency": ["USD", "EUR", "GBP", "JPY"], "Items per page": ["10", "25", "50", "100"],
@@ -47,8 +47,8 @@ class Stage:
     hinted: str = ""
 
     def extend(self, goal: str) -> str:
-        """The goal with this stage: a new sentence, or inside the goal's last one (as the
-        bundled goals write it: "sign in ..., open ticket #4821 and send ... this reply: ...")."""
+        """The goal with this stage: a new sentence, or inside the goal's last one (as goals
+        often write it: "sign in ..., open case #310 and send ... this answer: ...")."""
         return goal[:-1] + self.tail if self.tail.startswith((",", " and")) else goal + self.tail
 
 

@@ -163,3 +163,16 @@ async def test_caller_page_is_wrapped_and_left_open(browser: Browser, site, outs
         assert not page.is_closed() and page.url == site.url + "/"
         await chromium.close()
     assert "/steal" not in outside.hits
+
+
+async def test_typing_into_a_read_only_field_fails_at_once_and_says_why(tmp_path) -> None:
+    import time
+
+    (tmp_path / "picker.html").write_text('<label>Date <input id="d" readonly value=""></label>')
+    async with Browser() as small:
+        await small.start_task(start_url=(tmp_path / "picker.html").as_uri(), allow_file_urls=True)
+        ref = next(line for line in (await small.observe()).snapshot.splitlines() if "textbox" in line)
+        started = time.perf_counter()
+        result = await small.toolbox().get("type")({"ref": ref.split("[ref=")[1].split("]")[0], "text": "12/06/2016"})
+        assert not result.ok and "read-only" in result.error
+        assert time.perf_counter() - started < 2.0  # not the 5 s action timeout
