@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from tools.base import SECRET_PLACEHOLDER, Tool, ToolResult, fill_secrets
 from tools.browser import Browser, BrowserError
+from tools.field_formats import field_value
 from tools.policy import resolve_url
 
 REF = Field(description="the element's ref from the latest observation, e.g. e7")
@@ -28,6 +29,7 @@ def ref_of(*roles: str) -> Any:
                  json_schema_extra={"x-roles": list(roles)})
 
 FIELD_INFO_JS = """e => ({password: (e.type || '').toLowerCase() === 'password', locked: !!(e.readOnly || e.disabled),
+  kind: e.tagName === 'INPUT' ? (e.type || 'text') : '',
   label: e.getAttribute('aria-label') || (e.labels && e.labels[0] ? e.labels[0].innerText.trim() : '')
     || e.placeholder || e.name || e.id || e.tagName.toLowerCase()})"""
 OPTIONS_JS = "e => e.tagName === 'SELECT' ? Array.from(e.options, o => [o.value, o.label.trim()]) : null"
@@ -135,7 +137,7 @@ async def type_text(browser: Browser, ref: str, text: str, submit: bool = False)
             value = fill_secrets(text, browser.policy.secrets)
         except KeyError as exc:
             raise BrowserError(str(exc.args[0])) from None
-        await locator.fill(value)
+        await locator.fill(field_value(info["kind"], value))  # "9:37 PM" -> "21:37" in a time field
         if info["password"]:
             browser.remember_password(value)
         if submit:

@@ -5,8 +5,8 @@
   first line of its text (MARK_CLICKABLE_JS, run in the page before each snapshot).
 - A field or control with no accessible name, and no named control inside it, takes the short text
   right before it under the same parent (a label the page did not tie to it), or before its parent
-  when it comes first there (a field in a table cell after its header cell), else its role and
-  number: "textbox 2" (name_unnamed, on the snapshot).
+  when it comes first there (a field in a table cell after its header cell), else its place among
+  the unnamed ones of its role: "2nd textbox" (name_unnamed, on the snapshot).
 """
 
 from __future__ import annotations
@@ -52,10 +52,16 @@ def name_unnamed(snapshot: str, interactive: set[str]) -> str:
         name = _label_before(lines, matches, indents, i, interactive)
         if not name:
             numbered[role] = numbered.get(role, 0) + 1
-            name = f"{role} {numbered[role]}"
+            name = f"{ordinal(numbered[role])} {role}"
         quoted = name.replace("\\", "\\\\").replace('"', '\\"')
         out[i] = f'{match["lead"]}{role} "{quoted}"{match["rest"]}{match["tail"] or ""}'
     return "\n".join(out)
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _holds_named_control(matches: list[re.Match[str] | None], indents: list[int], i: int,

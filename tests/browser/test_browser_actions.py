@@ -176,3 +176,20 @@ async def test_typing_into_a_read_only_field_fails_at_once_and_says_why(tmp_path
         result = await small.toolbox().get("type")({"ref": ref.split("[ref=")[1].split("]")[0], "text": "12/06/2016"})
         assert not result.ok and "read-only" in result.error
         assert time.perf_counter() - started < 2.0  # not the 5 s action timeout
+
+
+async def test_a_date_or_time_typed_as_people_write_it_lands_in_a_date_or_time_field(tmp_path) -> None:
+    from tools.field_formats import field_value
+
+    assert field_value("time", "9:37 PM") == "21:37" and field_value("date", "05/20/2010") == "2010-05-20"
+    assert field_value("text", "9:37 PM") == "9:37 PM" and field_value("date", "next week") == "next week"
+    (tmp_path / "when.html").write_text('<label>Day <input id="d" type="date"></label>'
+                                        '<label>At <input id="t" type="time"></label>')
+    async with Browser() as small:
+        await small.start_task(start_url=(tmp_path / "when.html").as_uri(), allow_file_urls=True)
+        refs = [line.split("[ref=")[1].split("]")[0] for line in (await small.observe()).snapshot.splitlines()
+                if "[ref=" in line and ("Day" in line or "At" in line)]
+        typing = small.toolbox().get("type")
+        assert (await typing({"ref": refs[0], "text": "05/20/2010"})).ok
+        assert (await typing({"ref": refs[1], "text": "9:37 PM"})).ok
+        assert await small.page.input_value("#d") == "2010-05-20" and await small.page.input_value("#t") == "21:37"

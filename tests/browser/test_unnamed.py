@@ -11,7 +11,7 @@ from tools.snapshot import INTERACTIVE
 from tools.unnamed import name_unnamed
 
 
-def test_an_unnamed_field_takes_the_short_text_before_it_else_its_role_and_number() -> None:
+def test_an_unnamed_field_takes_the_short_text_before_it_else_its_place_among_its_role() -> None:
     snapshot = """- generic [ref=e1]:
   - generic [ref=e2]:
     - generic [ref=e3]: Arrival time
@@ -21,8 +21,8 @@ def test_an_unnamed_field_takes_the_short_text_before_it_else_its_role_and_numbe
   - button "Go" [ref=e7]"""
     named = name_unnamed(snapshot, INTERACTIVE)
     assert '- textbox "Arrival time" [ref=e4]' in named
-    assert '- textbox "textbox 1" [ref=e5]' in named  # the sibling before it has children: no label
-    assert '- textbox "textbox 2" [ref=e6]' in named
+    assert '- textbox "1st textbox" [ref=e5]' in named  # the sibling before it has children: no label
+    assert '- textbox "2nd textbox" [ref=e6]' in named
     assert '- button "Go" [ref=e7]' in named
     table = """- table [ref=e1]:
   - row [ref=e2]:
@@ -33,7 +33,7 @@ def test_an_unnamed_field_takes_the_short_text_before_it_else_its_role_and_numbe
     - cell [ref=e7]:
       - textbox [ref=e8]"""
     named = name_unnamed(table, INTERACTIVE)
-    assert '- textbox "Director" [ref=e5]' in named and '- textbox "textbox 1" [ref=e8]' in named
+    assert '- textbox "Director" [ref=e5]' in named and '- textbox "1st textbox" [ref=e8]' in named
 
 
 def test_a_control_holding_a_named_control_or_quoted_is_left_as_it_is() -> None:
@@ -45,7 +45,7 @@ def test_a_control_holding_a_named_control_or_quoted_is_left_as_it_is() -> None:
     - option "Mon" [ref=e5]"""
     named = name_unnamed(snapshot, INTERACTIVE).splitlines()
     assert named[1] == "  - tab [ref=e2]:"  # its link is what a step clicks
-    assert named[4] == '  - listbox "listbox 1" [ref=e4]:'  # options are what it is set to
+    assert named[4] == '  - listbox "1st listbox" [ref=e4]:'  # options are what it is set to
 
 
 PAGE = """<!doctype html><title>Unnamed</title>
@@ -73,10 +73,17 @@ async def test_on_a_real_page_the_named_elements_can_be_acted_on_by_their_refs(t
         assert any(line.startswith('- button "maple"') for line in lines)  # a clickable word in a text
         assert any(line.startswith('- button "Real button"') for line in lines)
         arrival = next(line for line in lines if line.startswith('- textbox "Arrival time"'))
-        assert any(line.startswith('- textbox "textbox 1"') for line in lines)
+        assert any(line.startswith('- textbox "1st textbox"') for line in lines)
         tools = browser.toolbox()
         ref = lambda line: line.split("[ref=")[1].split("]")[0]
         assert (await tools.get("click")({"ref": ref(tomas)})).ok
         assert (await tools.get("type")({"ref": ref(arrival), "text": "10:30"})).ok
         assert await browser.page.inner_text("#out") == "opened Tomas"
         assert await browser.page.input_value("#arrival") == "10:30"
+
+
+def test_ordinals_read_as_people_say_them() -> None:
+    from tools.unnamed import ordinal
+
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
