@@ -268,6 +268,8 @@ class Agent:
             span.set("gen_ai.response.model", reply.model or model)
             span.set("gen_ai.usage.input_tokens", reply.input_tokens)
             span.set("gen_ai.usage.output_tokens", reply.output_tokens)
+            for key, value in reply.timings.items():  # where the call's time went (embedded server)
+                span.set(f"agentpair.planner.{key}", value)
             span.set("agentpair.plan", reply.plan)
             span.set("agentpair.response", reply.raw)
         self._emit("plan", run.iteration, "; ".join(f"{s.kind} {s.tool or ''} {s.instruction}".strip()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agentpair.models import Plan
-from agentpair.planner import Planner, PlannerError, PlanRequest
+from agentpair.planner import Planner, PlannerError, PlanRequest, plan_messages
 
 HELDOUT_EXAMPLES = 150
 
@@ -66,19 +66,25 @@ def load(data: Path, limit: int | None = None) -> list[dict[str, Any]]:
 
 async def evaluate(planner: Planner, rows: list[dict[str, Any]],
                    progress: Callable[[int, int], None] = lambda done, total: None,
-                   wrong: Path | None = None) -> dict[str, Any]:
+                   wrong: Path | None = None, calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Ask the planner for each example's plan, through its normal request path, and score it;
-    with `wrong`, write each wrong or failed plan there beside its reference (JSONL, as it goes)."""
+    with `wrong`, write each wrong or failed plan there beside its reference (JSONL, as it goes);
+    `calls` gets each answered call's timings (PlanReply.timings), output tokens and messages."""
+    calls = [] if calls is None else calls
     results = []
     out = wrong.open("w") if wrong else None
     for row in rows:
         request = PlanRequest.model_validate(row["request"])
         started = time.perf_counter()
         try:
-            plan: Plan | None = (await planner.plan(request)).plan
+            reply = await planner.plan(request)
+            plan: Plan | None = reply.plan
+            calls.append({**reply.timings, "output_tokens": reply.output_tokens, "messages": plan_messages(request)})
         except PlannerError:
             plan = None
         ms = (time.perf_counter() - started) * 1e3
+        if plan is not None:
+            calls[-1]["client_ms"] = ms
         correct = plan is not None and plan_correct(plan, row["reference"], row["values"])
         results.append((row["family"], plan is not None, correct, ms))
         if out and not correct:
@@ -109,17 +115,93 @@ def bench_planner(data: Path, limit: int | None = None, lora: Path | bool | None
                   wrong: Path | None = None) -> dict[str, Any]:
     """The embedded planner on the held-out examples (lora as EmbeddedPlanner takes it: None = shipped;
     wrong: where to write the wrong plans, see evaluate)."""
-    from agentpair.embedded import EmbeddedPlanner
+    from agentpair.embedded import EmbeddedPlanner, default_gguf
 
     rows = load(data, limit)
 
     async def run() -> dict[str, Any]:
         planner = EmbeddedPlanner(lora=lora)
+        calls: list[dict[str, Any]] = []
         try:
             await planner.start()
-            return {"model": planner.name, "lora": planner.identity()["lora"], "data": str(data),
-                    **await evaluate(planner, rows, progress, wrong)}
+            scores = await evaluate(planner, rows, progress, wrong, calls)
+            free = [await unconstrained(planner.base_url, call) for call in calls]
         finally:
             await planner.aclose()
+        bare = bare_ms_per_token(planner.server.model or default_gguf(), planner.server.lora)
+        return {"model": planner.name, "lora": planner.identity()["lora"], "data": str(data), **scores,
+                **cost_breakdown(calls, free, bare)}
 
     return asyncio.run(run())
+
+
+async def unconstrained(base_url: str, call: dict[str, Any]) -> dict[str, float]:
+    """The same messages answered with no grammar, for as many tokens as the constrained call gave
+    (end of text forbidden), on the same server: its timings (agentpair.planner_server)."""
+    import httpx
+
+    from agentpair.endpoint import TIMINGS_HEADER
+
+    body = {"messages": call["messages"], "max_tokens": max(1, int(call["output_tokens"])), "temperature": 0.0,
+            "logit_bias": {str(EOS_SMOLLM2): -100}}
+    async with httpx.AsyncClient(timeout=120) as client:
+        response = await client.post(f"{base_url}/chat/completions", json=body)
+    response.raise_for_status()
+    return json.loads(response.headers.get(TIMINGS_HEADER, "{}"))
+
+
+EOS_SMOLLM2 = 2  # <|im_end|>, where SmolLM2's chat replies stop
+
+
+def _per_token(timings: dict[str, float]) -> float | None:
+    """A call's time per completion token, its prompt aside: (call - prompt) / tokens decoded."""
+    n = timings.get("predicted_n", 0)
+    return (timings["call_ms"] - timings.get("prompt_ms", 0.0)) / n if n and "call_ms" in timings else None
+
+
+def cost_breakdown(calls: list[dict[str, Any]], free: list[dict[str, float]], bare_ms: float) -> dict[str, Any]:
+    """Medians over the answered calls of where a planner call's time goes (issue 37's fields):
+    prompt, decode per token, sampling under the grammar per token, grammar build, HTTP and JSON;
+    constrained_overhead_pct: the constrained calls' time per token over the same prompts' unconstrained
+    time per token (same lengths, same server), less one; per_token_vs_bare: the planner path's time per
+    completion token (client wait less prompt, over tokens) over llama.cpp's own decode per token."""
+    med = lambda values: statistics.median(values) if values else 0.0
+    timed = [c for c in calls if c.get("call_ms")]
+    constrained = [t for c in timed if (t := _per_token(c)) is not None]
+    plain = [t for f in free if (t := _per_token(f)) is not None]
+    path = [(c["client_ms"] - c.get("prompt_ms", 0.0)) / c["output_tokens"] for c in timed
+            if c.get("client_ms") and c.get("output_tokens")]
+    return {
+        "prompt_ms": med([c.get("prompt_ms", 0.0) for c in timed]),
+        "prompt_tokens_evaluated": med([c.get("prompt_n", 0) for c in timed]),
+        "decode_ms_per_token": med([c["predicted_ms"] / c["predicted_n"] for c in timed if c.get("predicted_n")]),
+        "sample_ms_per_token": med([c["sample_ms"] / c["sample_n"] for c in timed if c.get("sample_n")]),
+        "grammar_build_ms": med([c.get("grammar_build_ms", 0.0) + c.get("sampler_init_ms", 0.0) for c in timed]),
+        "http_ms": med([c.get("http_ms", 0.0) for c in timed]),
+        "output_tokens_p50": med([c["output_tokens"] for c in timed]),
+        "constrained_overhead_pct": (med(constrained) / med(plain) - 1) * 100 if constrained and plain else None,
+        "bare_decode_ms_per_token": bare_ms,
+        "per_token_vs_bare": med(path) / bare_ms if path and bare_ms else None,
+    }
+
+
+def bare_ms_per_token(model: Path, lora: Path | None, tokens: int = 64) -> float:
+    """llama.cpp's own greedy decode time per token, through its API in this process, at the server's
+    thread count, with the same model and adapter: the floor a planner call's tokens could cost."""
+    import os
+
+    from llama_cpp import Llama
+
+    llm = Llama(str(model), lora_path=str(lora) if lora else None, n_ctx=1024, n_threads=os.cpu_count() or 1,
+                verbose=False)
+    try:
+        llm.eval(llm.tokenize(b"Plan a web agent's next steps on the page shown, as JSON."))
+        times = []
+        for _ in range(tokens):
+            token = int(llm.scores[llm.n_tokens - 1].argmax())
+            started = time.perf_counter()
+            llm.eval([token])
+            times.append((time.perf_counter() - started) * 1e3)
+        return statistics.median(times)
+    finally:
+        llm.close()

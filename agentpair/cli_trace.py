@@ -115,6 +115,9 @@ def print_summary(summary: TraceSummary, out: Console) -> None:
               f"{summary.executor_forward_passes} forward passes, {summary.tokens_per_forward:.2f} tokens "
               f"per forward · {summary.tool_calls} tool calls\ncritical path: {len(summary.critical_path)} "
               f"spans, {summary.critical_path_s:.3f} s of {summary.wall_s:.3f} s", highlight=False)
+    if summary.planner_cost_ms:
+        out.print("planner time: " + ", ".join(f"{name} {ms / 1000:.3f} s" for name, ms in summary.planner_cost_ms.items())
+                  + f" (decode {summary.planner_output_tokens} tokens)", highlight=False)
 
 
 def _secrets(pairs: list[str]) -> dict[str, str]:

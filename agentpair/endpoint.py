@@ -8,6 +8,7 @@ of the response format switches format and is never spent against the retry budg
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ import openai
 
 StructuredOutput = Literal["auto", "json_schema", "llamacpp"]
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
+TIMINGS_HEADER = "x-agentpair-timings"  # where the embedded server says where a call's time went
 # Which format an endpoint accepted, decided once per base URL and remembered.
 _FORMAT_BY_ENDPOINT: dict[str, str] = {}
 
@@ -52,6 +54,7 @@ class Completion:
     model: str = ""
     finish_reason: str | None = None
     attempts: list[Attempt] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # where the server's time went, if it says
 
 
 def _is_format_rejection(exc: openai.APIStatusError) -> bool:
@@ -73,6 +76,15 @@ def _retry_after_s(exc: Exception) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         return None
+
+
+def _timings(header: str | None) -> dict[str, float]:
+    """The server's TIMINGS_HEADER (agentpair.planner_server) as numbers; {} when absent or unreadable."""
+    try:
+        values = json.loads(header) if header else {}
+    except json.JSONDecodeError:
+        return {}
+    return {k: float(v) for k, v in values.items() if isinstance(v, (int, float))} if isinstance(values, dict) else {}
 
 
 def _response_format(fmt: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
@@ -142,13 +154,14 @@ class Endpoint:
             started = time.perf_counter()
             attempt = Attempt(number=len(attempts) + 1, format=fmt, outcome="ok", started_ns=time.time_ns())
             try:
-                response = await self._client.chat.completions.create(
+                raw = await self._client.chat.completions.with_raw_response.create(
                     model=self.model,
                     messages=messages,  # type: ignore[arg-type]
                     response_format=_response_format(fmt, schema, name),  # type: ignore[arg-type]
                     temperature=self.temperature,
                     max_tokens=self.max_tokens,
                 )
+                response = raw.parse()
             except openai.APIStatusError as exc:
                 attempt.status = exc.status_code
                 attempt.error = f"HTTP {exc.status_code}: {exc.message}"[:500]
@@ -171,7 +184,7 @@ class Endpoint:
             if attempt.outcome == "ok":
                 if self.structured_output == "auto":
                     _FORMAT_BY_ENDPOINT.setdefault(self.base_url, fmt)
-                return self._completion(response, attempts)
+                return self._completion(response, attempts, _timings(raw.headers.get(TIMINGS_HEADER)))
             if attempt.outcome == "error":
                 raise EndpointError(
                     f"{self.base_url} (model {self.model}) failed after {len(attempts)} attempt(s): "
@@ -182,7 +195,7 @@ class Endpoint:
                 await asyncio.sleep(self._backoff(retries, last))
                 retries += 1
 
-    def _completion(self, response: Any, attempts: list[Attempt]) -> Completion:
+    def _completion(self, response: Any, attempts: list[Attempt], timings: dict[str, float]) -> Completion:
         if not response.choices:
             raise EndpointError(f"{self.base_url} answered with no choices", attempts)
         choice = response.choices[0]
@@ -194,6 +207,7 @@ class Endpoint:
             model=response.model or self.model,
             finish_reason=choice.finish_reason,
             attempts=attempts,
+            timings=timings,
         )
 
     async def aclose(self) -> None:

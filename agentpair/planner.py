@@ -54,6 +54,10 @@ class PlanReply(BaseModel):
     output_tokens: int = 0
     raw: str = ""
     attempts: list[dict[str, Any]] = Field(default_factory=list)
+    timings: dict[str, float] = Field(default_factory=dict, description="where the call's time went, summed "
+                                      "over its requests, where the server says (agentpair.planner_server): "
+                                      "prompt_n/_ms, predicted_n/_ms, grammar_build_ms, sampler_init_ms, "
+                                      "call_ms (in the server), http_ms (the rest of the client's wait)")
 
 
 class PlannerError(RuntimeError):
@@ -245,6 +249,7 @@ class OpenAIPlanner:
         messages = plan_messages(request)
         attempts: list[Attempt] = []
         usage = [0, 0]
+        timings: dict[str, float] = {}
         error = ""
         for _ in range(2):
             try:
@@ -254,6 +259,10 @@ class OpenAIPlanner:
             attempts += completion.attempts
             usage[0] += completion.input_tokens
             usage[1] += completion.output_tokens
+            if completion.timings:
+                waited = completion.attempts[-1].ms - completion.timings.get("call_ms", 0.0)
+                for key, value in {**completion.timings, "http_ms": max(0.0, waited)}.items():
+                    timings[key] = timings.get(key, 0.0) + value
             try:
                 plan = Plan.model_validate(json.loads(completion.text, strict=False))
             except (json.JSONDecodeError, ValidationError) as exc:
@@ -266,7 +275,7 @@ class OpenAIPlanner:
                 continue
             return PlanReply(
                 plan=plan, model=completion.model, input_tokens=usage[0], output_tokens=usage[1],
-                raw=completion.text, attempts=[vars(a) for a in attempts],
+                raw=completion.text, attempts=[vars(a) for a in attempts], timings=timings,
             )
         raise PlannerError(f"{self.endpoint.base_url} (model {self.endpoint.model}) gave an invalid plan "
                            f"twice: {error}", attempts)

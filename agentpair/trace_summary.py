@@ -54,6 +54,9 @@ class TraceSummary(BaseModel):
     planner_calls: int
     planner_input_tokens: int
     planner_output_tokens: int
+    planner_cost_ms: dict[str, float] = Field(default_factory=dict, description="the planner calls' time, summed, "
+                                              "where the server said where it went (agentpair.planner_server): "
+                                              "prompt, decode, sample, grammar, http and the rest of the call")
     executor_calls: int
     executor_forward_passes: int
     executor_tokens: int
@@ -105,10 +108,27 @@ def summarize(tree: RunTree) -> TraceSummary:
         planner_calls=len(chats),
         planner_input_tokens=sum(_int(s.attr("gen_ai.usage.input_tokens")) for s in chats),
         planner_output_tokens=sum(_int(s.attr("gen_ai.usage.output_tokens")) for s in chats),
+        planner_cost_ms=planner_cost(chats),
         executor_calls=len(fills), executor_forward_passes=forwards, executor_tokens=tokens,
         tokens_per_forward=tokens / forwards if forwards else 0.0,
         tool_calls=len(tree.tool_calls()), warnings=[*tree.warnings, *warnings],
     )
+
+
+def planner_cost(chats: list[SpanRecord]) -> dict[str, float]:
+    """Where the planner calls' time went, summed over calls that say (agentpair.planner.* attributes):
+    prompt, decode, sample, grammar (build and sampler set-up), http, and `other` (the rest of the call
+    in the server: chat template, tokenizing, detokenizing); {} where no call says."""
+    said = lambda span, key: float(span.attr(f"agentpair.planner.{key}") or 0.0)
+    timed = [s for s in chats if s.attr("agentpair.planner.call_ms") is not None]
+    if not timed:
+        return {}
+    parts = {"prompt": "prompt_ms", "decode": "predicted_ms", "sample": "sample_ms", "http": "http_ms"}
+    cost = {name: sum(said(s, key) for s in timed) for name, key in parts.items()}
+    cost["grammar"] = sum(said(s, "grammar_build_ms") + said(s, "sampler_init_ms") for s in timed)
+    inside = sum(said(s, "call_ms") for s in timed)
+    cost["other"] = max(0.0, inside - sum(v for k, v in cost.items() if k != "http"))
+    return cost
 
 
 def tool_key(span: SpanRecord) -> str:

@@ -109,3 +109,22 @@ def test_evaluate_reports_validity_correctness_and_latency_per_family(tmp_path: 
     data = tmp_path / "heldout.jsonl"
     data.write_text("".join(json.dumps({**r, "i": i}) + "\n" for i, r in enumerate(rows * 4)))
     assert [r["i"] for r in load(data, limit=4)] == [0, 3, 6, 9]
+
+
+def test_the_cost_breakdown_takes_medians_and_compares_with_the_unconstrained_and_bare_decodes() -> None:
+    from agentpair.bench_planner import cost_breakdown
+
+    calls = [{"prompt_ms": 100.0, "prompt_n": 200, "predicted_ms": 500.0, "predicted_n": 50, "sample_ms": 25.0,
+              "sample_n": 50, "grammar_build_ms": 2.0, "sampler_init_ms": 1.0, "http_ms": 4.0, "call_ms": 640.0,
+              "client_ms": 650.0, "output_tokens": 50},
+             {"prompt_ms": 300.0, "prompt_n": 400, "predicted_ms": 1000.0, "predicted_n": 100, "sample_ms": 50.0,
+              "sample_n": 100, "grammar_build_ms": 4.0, "sampler_init_ms": 1.0, "http_ms": 6.0, "call_ms": 1370.0,
+              "client_ms": 1380.0, "output_tokens": 100}]
+    free = [{"prompt_ms": 0.0, "predicted_n": 50, "call_ms": 500.0}, {"prompt_ms": 0.0, "predicted_n": 100,
+                                                                      "call_ms": 1000.0}]
+    cost = cost_breakdown(calls, free, bare_ms=8.0)
+    assert cost["prompt_ms"] == 200.0 and cost["decode_ms_per_token"] == 10.0 and cost["sample_ms_per_token"] == 0.5
+    assert cost["grammar_build_ms"] == 4.0 and cost["http_ms"] == 5.0
+    assert round(cost["constrained_overhead_pct"], 6) == 7.5  # (540/50 + 1070/100) / 2 per token vs 10 unconstrained
+    assert round(cost["per_token_vs_bare"], 6) == round(((550 / 50) + (1080 / 100)) / 2 / 8.0, 6)
+    assert cost_breakdown([], [], 8.0)["constrained_overhead_pct"] is None

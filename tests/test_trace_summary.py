@@ -57,3 +57,20 @@ async def test_real_run_categories_add_up_to_wall_time(tmp_path: Path) -> None:
     assert [len(it.plan) for it in summary.iterations] == [2, 1, 1]
     assert sum(s.duration_s for s in summary.critical_path) <= summary.wall_s
     assert summary.planner_input_tokens == 30 and summary.executor_forward_passes == 8
+
+
+def test_the_planner_cost_sums_what_the_calls_say_and_calls_the_rest_other() -> None:
+    from agentpair.trace_summary import planner_cost
+
+    class Chat:
+        def __init__(self, **said: float) -> None:
+            self.said = {f"agentpair.planner.{k}": v for k, v in said.items()}
+
+        def attr(self, key: str) -> float | None:
+            return self.said.get(key)
+
+    chats = [Chat(prompt_ms=100, predicted_ms=500, sample_ms=20, grammar_build_ms=3, sampler_init_ms=2, http_ms=7,
+                  call_ms=640), Chat(prompt_ms=0, predicted_ms=300, sample_ms=10, http_ms=3, call_ms=320), Chat()]
+    cost = planner_cost(chats)  # type: ignore[arg-type]
+    assert cost == {"prompt": 100, "decode": 800, "sample": 30, "http": 10, "grammar": 5, "other": 25}
+    assert planner_cost([Chat()]) == {}  # type: ignore[list-item]
