@@ -24,6 +24,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -129,14 +130,23 @@ async def run_episode(agent: Any, base_url: str, task: str, seed: int, max_steps
         raise RuntimeError(f"the task page {task} did not load: {start.error}")
     utterance = await browser.page.evaluate(START_JS, seed)
 
+    async def outcome() -> tuple[bool, float, str | None]:
+        """(done, raw reward, reason) as the page says; a page that is no task page any more (the
+        agent navigated away) ends the episode with reward 0."""
+        try:
+            done, reward, reason = await browser.page.evaluate(OUTCOME_JS)
+        except PlaywrightError:
+            return True, 0.0, f"the page left the task ({browser.page.url})"
+        return bool(done), float(reward), reason
+
     async def episode_over() -> bool:
-        return bool(await browser.page.evaluate("() => WOB_DONE_GLOBAL"))
+        return (await outcome())[0]
 
     result = await agent.run(utterance, allowed_origins=[base_url], max_steps=max_steps, trace=trace,
                              labels={"miniwob": task, "seed": str(seed)}, should_stop=episode_over)
-    done, reward, reason = await browser.page.evaluate(OUTCOME_JS)
-    return Episode(task=task, seed=seed, utterance=utterance, reward=float(reward), success=reward > 0,
-                   done=bool(done), steps=len(result.steps), wall_s=result.wall_s,
+    done, reward, reason = await outcome()
+    return Episode(task=task, seed=seed, utterance=utterance, reward=reward, success=reward > 0,
+                   done=done, steps=len(result.steps), wall_s=result.wall_s,
                    stop_reason=result.stop_reason, reason=reason, trace=result.trace_path)
 
 

@@ -78,6 +78,23 @@ def _retry_after_s(exc: Exception) -> float | None:
         return None
 
 
+class MalformedAnswer(RuntimeError):
+    """A 2xx answer that is not a chat completion with a choice."""
+
+
+def _chat_completion(raw: Any) -> Any:
+    """The parsed chat completion of a raw answer, or MalformedAnswer saying what came instead."""
+    try:
+        response = raw.parse()
+    except (json.JSONDecodeError, ValueError) as exc:
+        response = exc
+    if isinstance(response, Exception) or not getattr(response, "choices", None):
+        body = " ".join(raw.http_response.text.split())[:120]
+        kind = raw.http_response.headers.get("content-type", "no content type")
+        raise MalformedAnswer(f"the answer was not a chat completion ({kind}): {body!r}")
+    return response
+
+
 def _timings(header: str | None) -> dict[str, float]:
     """The server's TIMINGS_HEADER (agentpair.planner_server) as numbers; {} when absent or unreadable."""
     try:
@@ -161,7 +178,11 @@ class Endpoint:
                     temperature=self.temperature,
                     max_tokens=self.max_tokens,
                 )
-                response = raw.parse()
+                response = _chat_completion(raw)
+            except MalformedAnswer as exc:  # a proxy's HTML page, a cut-off body: retried like a 5xx
+                attempt.status, attempt.error = raw.http_response.status_code, str(exc)[:500]
+                attempt.outcome = "retry" if retries + 1 < self.max_attempts else "error"
+                last = exc
             except openai.APIStatusError as exc:
                 attempt.status = exc.status_code
                 attempt.error = f"HTTP {exc.status_code}: {exc.message}"[:500]
@@ -196,8 +217,6 @@ class Endpoint:
                 retries += 1
 
     def _completion(self, response: Any, attempts: list[Attempt], timings: dict[str, float]) -> Completion:
-        if not response.choices:
-            raise EndpointError(f"{self.base_url} answered with no choices", attempts)
         choice = response.choices[0]
         usage = response.usage
         return Completion(

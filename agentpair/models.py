@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.base import secret_placeholder
@@ -62,12 +63,23 @@ class Step(BaseModel):
             raise ValueError("an act step names its tool")
         if self.kind == "extract" and not self.schema_:
             raise ValueError("an extract step carries a JSON schema")
+        if self.kind == "extract" and (problem := _schema_problem(self.schema_)):
+            raise ValueError(f"the extract schema is not a JSON Schema: {problem}")
         if self.kind == "extract" and (undefined := _undefined_required(self.schema_)):
             raise ValueError(f"the extract schema requires {', '.join(undefined)} but its properties do not "
                              "define them")
         if self.kind == "code" and not self.template:
             raise ValueError("a code step carries a template")
         return self
+
+
+def _schema_problem(schema: Any) -> str | None:
+    """Why `schema` is not a valid JSON Schema (as its draft's meta-schema says), or None."""
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return f"{exc.message} at {'/'.join(map(str, exc.path)) or 'the top'}"
+    return None
 
 
 def _undefined_required(schema: Any, where: str = "") -> list[str]:

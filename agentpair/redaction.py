@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.base import secret_placeholder
+from tools.base import replace_forms, secret_placeholder
 
 REDACTED = "[REDACTED]"
 
@@ -15,13 +15,12 @@ class Redactor:
     def __init__(self, secrets: dict[str, str] | None = None, keys: list[str] | None = None) -> None:
         pairs = [(v, secret_placeholder(k)) for k, v in (secrets or {}).items() if v]
         pairs += [(k, REDACTED) for k in keys or [] if k and k != "not-needed"]
-        self._pairs = sorted(pairs, key=lambda p: -len(p[0]))
+        self._pairs = pairs
 
     def text(self, text: str) -> str:
-        for value, placeholder in self._pairs:
-            if value in text:
-                text = text.replace(value, placeholder)
-        return text
+        """Secrets and keys replaced in every encoding tools.base.secret_forms knows, short ones only
+        as whole tokens (a 1-character key is no reason to rewrite every word holding that letter)."""
+        return replace_forms(text, self._pairs)
 
     def value(self, value: Any) -> Any:
         if isinstance(value, str):

@@ -18,6 +18,8 @@ class Reply:
     delay_s: float = 0.0
     body: dict[str, Any] | None = None  # overrides the chat-completion body built from `content`
     reject_json_schema: bool = False  # answer 500 to OpenAI's json_schema format, as llama.cpp does
+    raw: bytes | None = None  # a body sent as it is (malformed JSON, an HTML page), with `content_type`
+    content_type: str = "application/json"
 
 
 def completion(content: str) -> dict[str, Any]:
@@ -47,12 +49,13 @@ class FakeEndpoint:
                     reply = Reply(500, body={"error": {"message": "response_format: Input should be 'text' or "
                                                                   "'json_object'", "type": "internal_server_error"}})
                 time.sleep(reply.delay_s)
-                data = json.dumps(reply.body if reply.body is not None else completion(reply.content)).encode()
+                data = reply.raw if reply.raw is not None else json.dumps(
+                    reply.body if reply.body is not None else completion(reply.content)).encode()
                 try:
                     self.send_response(reply.status)
                     for key, value in reply.headers.items():
                         self.send_header(key, value)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", reply.content_type)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)

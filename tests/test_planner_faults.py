@@ -95,6 +95,8 @@ async def test_the_sent_schema_asks_for_a_text_answer_unless_the_task_has_an_ans
     (json.dumps({"steps": [{"kind": "extract", "instruction": "the price", "schema": {
         "type": "object", "properties": {"price": {"type": "number"}}, "required": ["price", "name"]}}]}),
      "requires name but its properties do not define"),  # the executor could not fill it
+    (json.dumps({"steps": [{"kind": "extract", "instruction": "the table", "schema": {
+        "type": "object", "properties": {"value": "value"}}}]}), "not a JSON Schema"),  # not a schema at all
 ])
 async def test_invalid_output_is_reasked_once_with_the_error(bad: str, says: str) -> None:
     with FakeEndpoint([Reply(content=bad), Reply(content=GOOD)]) as fake:
@@ -128,3 +130,17 @@ async def test_unreachable_endpoint_stops_the_run_with_a_clear_reason(tmp_path: 
     assert "127.0.0.1:9" in result.stop_reason and "APIConnectionError" in result.stop_reason
     lines = (tmp_path / "dead.jsonl").read_text().splitlines()
     assert all(json.loads(line) for line in lines) and len(lines) >= 3
+
+
+@pytest.mark.parametrize("bad", [
+    Reply(raw=b'{"choices": [{"message": ', content_type="application/json"),  # cut off
+    Reply(raw=b"<html><body>502 Bad Gateway</body></html>", content_type="text/html"),  # a proxy's page
+    Reply(body={"id": "c1", "object": "chat.completion", "choices": []}),  # no choice
+])
+async def test_an_answer_that_is_no_chat_completion_is_retried_then_a_clear_error(bad: Reply) -> None:
+    with FakeEndpoint([bad, Reply(content=GOOD)]) as fake:
+        reply = await planner(fake).plan(REQUEST)
+        assert reply.plan.steps[0].kind == "finish" and reply.attempts[0]["outcome"] == "retry"
+    with FakeEndpoint([bad]) as fake:
+        with pytest.raises(PlannerError, match="not a chat completion"):
+            await planner(fake).plan(REQUEST)

@@ -48,3 +48,25 @@ async def test_secrets_and_keys_stay_out_of_traces_and_planner_requests(tmp_path
     assert PASSWORD not in bodies and API_KEY not in bodies
     assert "{{secret:password}}" in bodies
     assert PASSWORD not in repr(result.model_dump()["steps"][0]["step"])
+
+
+def test_a_secret_is_masked_in_every_common_encoding_and_a_short_key_only_as_a_whole_token() -> None:
+    import base64
+    import html
+    import json
+    from urllib.parse import quote, quote_plus
+
+    from agentpair.redaction import REDACTED, Redactor
+    from tools.base import mask_secrets
+
+    secret = 'Tr0ub4dor&3 horse/!"'
+    forms = [secret, quote(secret, safe=""), quote_plus(secret, safe=""), html.escape(secret),
+             json.dumps(secret)[1:-1], base64.b64encode(secret.encode()).decode(),
+             base64.b64encode(secret.encode()).decode().rstrip("=")]
+    for form in forms:
+        masked = mask_secrets(f"GET /login?password={form}&next=/", {"password": secret})
+        assert form not in masked and "{{secret:password}}" in masked, form
+    redactor = Redactor({"password": secret}, ["x"])
+    assert redactor.text(f"url=/p?pw={quote_plus(secret, safe='')}") == "url=/p?pw={{secret:password}}"
+    # a one-letter API key (common with local servers) is no reason to rewrite words or JSON keys
+    assert redactor.value({"max_steps": 3, "text": "box x next"}) == {"max_steps": 3, "text": f"box {REDACTED} next"}

@@ -2,7 +2,10 @@
 
 - An element the page styles as clickable (a pointer cursor) but gives no role, nor holds a control
   of its own (a clickable list item, card, message row or word), is marked a button named by the
-  first line of its text (MARK_CLICKABLE_JS, run in the page before each snapshot).
+  first line of its text, else, for an icon (an image, a background or CSS content), its title, alt
+  text or first class ("trash"); one whose text
+  is a row of inline parts ("Reply Forward") is each part instead, and the textless icons inside a
+  marked one are buttons of their own (MARK_CLICKABLE_JS, run in the page before each snapshot).
 - A field or control with no accessible name, and no named control inside it, takes the short text
   right before it under the same parent (a label the page did not tie to it), or before its parent
   when it comes first there (a field in a table cell after its header cell), else its place among
@@ -15,17 +18,35 @@ import re
 
 MARK_CLICKABLE_JS = """() => {
   const controls = 'a,button,input,select,textarea,label,option,summary,[role]';
+  const pointer = el => getComputedStyle(el).cursor === 'pointer';
+  const text = el => (el.innerText || '').trim().split('\\n')[0].trim();
+  const said = el => text(el) || el.getAttribute('title') || el.getAttribute('alt')
+    || (el.classList[0] || '').replace(/[-_]+/g, ' ').trim();
+  const mark = el => {
+    const name = said(el);
+    if (!name) return 0;
+    el.setAttribute('role', 'button');
+    el.setAttribute('aria-label', name.slice(0, 60));
+    return 1;
+  };
+  const icon = el => !text(el) && !el.children.length && el.getBoundingClientRect().width > 0 && (
+    el.matches('img,svg') || el.hasAttribute('title') || getComputedStyle(el).backgroundImage !== 'none'
+    || !['normal', 'none'].includes(getComputedStyle(el).content));
   let marked = 0;
   for (const el of document.body ? document.body.querySelectorAll('*') : []) {
-    if (el.matches(controls) || el.querySelector(controls)) continue;
-    if (getComputedStyle(el).cursor !== 'pointer') continue;
+    if (el.matches(controls) || el.querySelector(controls) || !pointer(el)) continue;
     const parent = el.parentElement;
-    if (parent && parent !== document.body && getComputedStyle(parent).cursor === 'pointer') continue;
-    const text = (el.innerText || '').trim().split('\\n')[0].trim();
-    if (!text) continue;
-    el.setAttribute('role', 'button');
-    el.setAttribute('aria-label', text.slice(0, 60));
-    marked++;
+    if (parent && parent !== document.body && pointer(parent) && !parent.hasAttribute('data-agentpair-split')) continue;
+    const texts = Array.from(el.children).filter(c => text(c));
+    if (texts.length >= 2 && texts.every(c => getComputedStyle(c).display.startsWith('inline'))) {
+      el.setAttribute('data-agentpair-split', '');  // a row of words, each its own click
+      texts.forEach(c => { if (!c.querySelector(controls)) marked += mark(c); });
+      continue;
+    }
+    if (!text(el) && !icon(el)) continue;
+    marked += mark(el);
+    for (const inner of el.querySelectorAll('*'))  // the icons inside it: actions of their own
+      if (icon(inner)) marked += mark(inner);
   }
   return marked;
 }"""
