@@ -78,6 +78,7 @@ class Browser(Guard):
         self.policy = TaskPolicy()
         self.events: list[SafetyEvent] = []
         self._reported = 0
+        self._unobserved: list[SafetyEvent] = []  # warnings an action took in, not yet observed
         self._typed_passwords: list[str] = []
         self._inflight: set[Request] = set()
         self._navigations = 0  # main-frame navigation requests seen
@@ -149,7 +150,7 @@ class Browser(Guard):
             secret_fields=secret_fields or {}, allow_downloads=allow_downloads,
             allow_file_urls=allow_file_urls,
         )
-        self.events, self._reported, self._typed_passwords = [], 0, []
+        self.events, self._reported, self._typed_passwords, self._unobserved = [], 0, [], []
         self._inflight.clear()
         if self._owned and (start_url or self._page is None):
             await self._new_context()
@@ -191,7 +192,8 @@ class Browser(Guard):
         """URL, title, trimmed aria snapshot (refs valid for acting; unnamed elements named, see
         tools.unnamed), visible text, notices."""
         page = self.page
-        notices = [e.message() for e in self.take_events()]
+        notices = [e.message() for e in [*self._unobserved, *self.take_events()]]
+        self._unobserved = []
         passwords = await self.password_values()
         try:
             await page.evaluate(MARK_CLICKABLE_JS)
@@ -249,7 +251,9 @@ class Browser(Guard):
         self, name: str, started: float, url_before: str, *, output: Any = None,
         error: str | None = None, mutates: bool = False,
     ) -> ToolResult:
-        fresh = [e for e in self.take_events() if e.violation and e.detail not in (error or "")]
+        events = self.take_events()
+        self._unobserved += [e for e in events if not e.violation]  # warnings: the next observation's
+        fresh = [e for e in events if e.violation and e.detail not in (error or "")]
         if fresh:
             blocked = "; ".join(e.message() for e in fresh)
             aborted = error is None or "ERR_ABORTED" in error

@@ -64,9 +64,14 @@ class Guard:
             pass  # the request went away (page closed or navigated) while we looked at it
 
     async def _block(self, route: Route, request: Request, kind: str, detail: str) -> None:
+        """Refuse a request. A main-frame navigation or a popup is the run's own doing (a violation,
+        reported as the action's error); a subresource or a frame the page loads by itself is only
+        a warning on the next observation, and the page goes on without it."""
         navigation = request.is_navigation_request()
         if navigation and self._frameless(request):  # a popup's first navigation
             kind, detail = "popup", f"a popup window tried to open {request.url}: {detail}"
+        elif navigation and not self._is_main_frame(request):
+            kind, detail, navigation = "frame", f"a frame of the page was not loaded: {detail}", False
         self.record(kind, request.url, detail, violation=navigation)
         if not navigation:
             await route.abort("blockedbyclient")

@@ -118,7 +118,8 @@ def outside() -> Iterator[Recorder]:
 
 @pytest.fixture(scope="module")
 def site(outside: Recorder) -> Iterator[Recorder]:
-    pages = {"/": INDEX.replace("{outside}", outside.url), "/page2.html": PAGE2, "outside": outside.url}
+    pages = {"/": INDEX.replace("{outside}", outside.url), "/page2.html": PAGE2, "outside": outside.url,
+             "/framed.html": f'<h1>Framed</h1><iframe src="{outside.url}/landing"></iframe><a href="/">Home</a>'}
     with Recorder(pages) as server:
         yield server
 

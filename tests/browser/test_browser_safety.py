@@ -146,3 +146,13 @@ async def test_literal_password_never_appears_in_results(home: Browser) -> None:
     obs = await home.observe()
     assert "plain-Pa55word" not in obs.model_dump_json() and "********" in obs.snapshot
     assert "plain-Pa55word" not in (await call(home, "read", ref=pw)).model_dump_json()
+
+
+async def test_a_cross_origin_frame_is_not_loaded_and_the_run_goes_on(browser: Browser, site, outside) -> None:
+    outside.hits.clear()
+    start = await browser.start_task(start_url=site.url + "/framed.html")
+    assert start is not None and start.ok, start  # the page itself loaded
+    observation = await browser.observe()
+    assert any("frame of the page was not loaded" in n for n in observation.notices)
+    assert outside.hits == [] and browser.violations() == []  # the page's doing, not the run's
+    assert (await click(browser, "link", "Home")).ok
