@@ -7,12 +7,24 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from rich.console import Console
 
 from agentpair.errors import UsageError
 
 console = Console(stderr=True)
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"takes seconds above 0, not {text}")
+    return seconds
 
 
 def make_executor(choice: str, planner: Any) -> Any:
@@ -67,6 +79,8 @@ async def _run(args: argparse.Namespace) -> int:
         raise UsageError("give a SCENARIO name, or --goal with --start-url")
     if args.goal and not args.start_url:
         raise UsageError("--goal needs --start-url")
+    if args.start_url and not (urlsplit(args.start_url).scheme in ("http", "https") and urlsplit(args.start_url).netloc):
+        raise UsageError(f"--start-url takes an http(s) URL such as http://127.0.0.1:8000/, not {args.start_url!r}")
     scenario = None
     if args.scenario:
         try:
@@ -79,10 +93,12 @@ async def _run(args: argparse.Namespace) -> int:
         if scenario is not None:
             if args.max_steps:
                 scenario = scenario.model_copy(update={"max_steps": args.max_steps})
+            if args.run_timeout:
+                scenario = scenario.model_copy(update={"timeout_s": args.run_timeout})
             result_report, result = await run_scenario(scenario, agent, trace=trace)
         else:
             task = Task(goal=args.goal, start_url=args.start_url, allowed_origins=args.allow or [],
-                        max_steps=args.max_steps or 20)
+                        max_steps=args.max_steps or 20, timeout_s=args.run_timeout or 300.0)
             result = await agent.run(task, trace=trace)
             result_report = report("ad-hoc", result.finished, result)
     if not args.json:
@@ -127,6 +143,8 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--headed", action="store_true", help="show the browser window")
     run.add_argument("--executor", default="default", help="default (the shipped diffusion model), openai, ar-baseline or a checkpoint directory")
     run.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (default: the scenario's)")
+    run.add_argument("--run-timeout", type=positive_seconds, metavar="S",
+                     help="end the run after S seconds (default: the scenario's, else 300)")
     run.add_argument("--single-model", action="store_true",
                      help="the planner writes each tool call itself, one per iteration; no executor")
     planner_options(run)

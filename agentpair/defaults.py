@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import os
+from typing import Any
 
 from agentpair.executor import Executor, OpenAIExecutor
 from agentpair.planner import OpenAIPlanner, Planner
 from tools.base import Environment
 
 
-def default_planner(single_model: bool = False) -> Planner:
+def default_planner(single_model: bool = False, **options: Any) -> Planner:
     """OpenAIPlanner on OPENAI_BASE_URL when set, else the embedded llama.cpp planner (with the
-    adapter for single-model mode when `single_model`)."""
+    adapter for single-model mode when `single_model`); `options` go to OpenAIPlanner (timeout_s, ...)."""
     if os.environ.get("OPENAI_BASE_URL"):
-        return OpenAIPlanner()
+        return OpenAIPlanner(**options)
     from agentpair.embedded import EmbeddedPlanner
 
-    return EmbeddedPlanner(single_model=single_model)
+    return EmbeddedPlanner(single_model=single_model, **options)
 
 
 async def default_executor() -> Executor:

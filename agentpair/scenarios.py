@@ -308,6 +308,8 @@ def load(name: str, root: Path | None = None) -> Scenario:
     """The scenario called name; ScenarioError names the file and field when it is malformed."""
     base = root or SCENARIOS_DIR
     path = base / name / "scenario.toml"
+    if name in ("", ".", "..") or "/" in name or "\\" in name:
+        raise ScenarioError(f"a scenario name is a folder name under {base}, not a path: {name!r}")
     if not path.is_file():
         raise ScenarioError(f"no scenario {name!r} in {base}; available: {', '.join(list_names(base)) or 'none'}")
     try:

@@ -60,6 +60,11 @@ def test_cli_run_usage_errors_exit_2(capsys) -> None:
     assert main(["run", "no-such-scenario"]) == 2
     assert "available: " in capsys.readouterr().err
     assert main(["run", "--goal", "do it"]) == 2
+    assert main(["run", "--goal", "do it", "--start-url", "not-a-url"]) == 2  # before anything starts
+    assert "http(s) URL" in capsys.readouterr().err
+    assert main(["run", "../scenarios/login"]) == 2 and "not a path" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # argparse: a usage error, exit 2
+        main(["run", "login", "--run-timeout", "-1"])
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -94,3 +99,11 @@ async def test_the_loop_tells_the_planner_which_steps_changed_nothing_on_this_pa
     assert planner.requests[0].unchanged == []
     assert planner.requests[1].unchanged == [said[0]]  # the same page, as it was
     assert planner.requests[2].unchanged == []  # a new state of the page: anything may work again
+
+
+def test_the_planner_timeout_option_reaches_the_endpoint(monkeypatch) -> None:
+    from agentpair.cli import build_parser, planner_from_args
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    args = build_parser().parse_args(["run", "login", "--planner-timeout", "2.5"])
+    assert planner_from_args(args).endpoint.timeout_s == 2.5
