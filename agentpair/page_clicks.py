@@ -13,7 +13,7 @@ from agentpair.planner import PlanRequest
 from agentpair.planner_view import BOX_ROLES, PageNames
 
 TRAILING_MARKS = " :*›»>"
-OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click|show me|view)(?: the| my| your)? "
+OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click(?: on)?|press|hit|tap|show me|view)(?: the| my| your)? "
 SHOPPING = {"add", "basket", "buy", "cart", "check", "checkout", "deliver", "delivery", "get", "order", "purchase",
             "ship", "shipping", "shop", "want"}
 SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
@@ -152,7 +152,8 @@ def done_text(request: PlanRequest) -> str:
 
 
 def to_open(request: PlanRequest, split: bool = False) -> list[str]:
-    """The clickables here the goal asks to open ("... and go to Messages", "open Preferences") or
+    """The clickables here the goal asks to open or press ("... and go to Messages", "open Preferences",
+    "press Submit") or
     says split as a verb ("check out" for "Proceed to checkout"; only those with `split`) that no
     step of the run clicked."""
     goal = " ".join(re.findall(WORD, request.goal))

@@ -391,3 +391,12 @@ def test_a_value_the_goal_gives_goes_into_an_empty_field_before_any_button() -> 
     # a quoted name of something to click, or a value the page shows already, is nothing to type
     assert premature_click(request('Press "Reserve" for the 03/04/2027 stay.', page + "\n- text: Stay 03/04/2027"),
                            submit) is None
+
+
+def test_no_finish_before_the_button_the_goal_says_to_press() -> None:
+    page = '- textbox "Arrival" [ref=e1]: 21:37\n- button "Submit" [ref=e2]'
+    history = ['[1] act type: type 9:37 PM into the Arrival field and press Enter {"ref": "e1"} -> ok']
+    for goal in ("Enter 9:37 PM as the arrival and press submit.", "Put 9:37 PM in, then hit Submit."):
+        assert not valid(grounded_plan_schema(request(goal, page, history=history)), DONE)
+    pressed = [*history, '[2] act click: click the Submit button {"ref": "e2"} -> ok']
+    assert valid(grounded_plan_schema(request("Enter 9:37 PM and press submit.", page, history=pressed)), DONE)
