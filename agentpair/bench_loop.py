@@ -63,6 +63,7 @@ class LoopRun(BaseModel):
     planner_input_tokens: int
     planner_output_tokens: int
     executor_forward_passes: int
+    tool_calls: int = Field(0, description="the steps that acted in the browser")
     spans: int
     stop_reason: str = ""
     reasons: list[str] = Field(default_factory=list, description="why the scenario's check failed")
@@ -77,7 +78,7 @@ def loop_run(config: str, scenario: str, run: int, success: bool, tree: RunTree,
         split_s={c: summary.categories_s.get(c, 0.0) for c in CATEGORIES},
         planner_calls=summary.planner_calls, planner_input_tokens=summary.planner_input_tokens,
         planner_output_tokens=summary.planner_output_tokens,
-        executor_forward_passes=summary.executor_forward_passes,
+        executor_forward_passes=summary.executor_forward_passes, tool_calls=summary.tool_calls,
         spans=sum(1 for s in tree.spans if s.category != "startup"),
         stop_reason=summary.stop_reason or "", reasons=list(reasons), trace=tree.path,
     )
@@ -95,6 +96,9 @@ def run_stats(runs: list[LoopRun]) -> dict[str, Any]:
         "success_rate": mean(lambda r: float(r.success)),
         "wall_s_p50": statistics.median(r.wall_s for r in runs),
         "planner_calls": mean(lambda r: r.planner_calls),
+        "planner_calls_per_run": mean(lambda r: r.planner_calls),  # issue 37's names for the same means
+        "steps_per_run": mean(lambda r: r.tool_calls),
+        "planner_share_pct": sum(r.split_s["planner"] for r in runs) / wall * 100 if wall > 0 else 0.0,
         "planner_tokens": {"input": mean(lambda r: r.planner_input_tokens),
                            "output": mean(lambda r: r.planner_output_tokens)},
         "executor_forward_passes": mean(lambda r: r.executor_forward_passes),

@@ -20,7 +20,7 @@ def run(scenario: str, number: int, success: bool, wall_s: float, planner_s: flo
     split = {"planner": planner_s, "executor": 0.5, "tools": 0.25, "framework": wall_s - planner_s - 0.75}
     return LoopRun(config="paired", scenario=scenario, run=number, success=success, wall_s=wall_s, split_s=split,
                    planner_calls=2, planner_input_tokens=400, planner_output_tokens=40, executor_forward_passes=8,
-                   spans=12, stop_reason=stop_reason, reasons=reasons or [], trace=f"{scenario}-{number}.jsonl")
+                   tool_calls=number + 1, spans=12, stop_reason=stop_reason, reasons=reasons or [], trace=f"{scenario}-{number}.jsonl")
 
 
 def test_aggregate_gives_success_wall_time_and_split_per_scenario_and_overall_with_failure_reasons() -> None:
@@ -32,6 +32,8 @@ def test_aggregate_gives_success_wall_time_and_split_per_scenario_and_overall_wi
     assert report["split_s"] == pytest.approx({"planner": 3.1, "executor": 0.5, "tools": 0.25, "framework": 1.95})
     assert sum(report["split_s"].values()) == pytest.approx(sum(r.wall_s for r in runs) / 5)
     assert report["planner_calls"] == 2 and report["executor_forward_passes"] == 8
+    assert report["planner_calls_per_run"] == 2 and report["steps_per_run"] == pytest.approx((2 + 2 + 3 + 3 + 4) / 5)
+    assert report["planner_share_pct"] == pytest.approx(15.5 / 29 * 100)  # planner time over wall time, all runs
     assert [r["scenario"] for r in report["runs"]] == ["login", "search", "login", "search", "login"]
 
     login, search = report["per_scenario"]["login"], report["per_scenario"]["search"]
