@@ -320,12 +320,11 @@ def _single_model_planner(planner: Any, lora: str | None) -> Any:
     return EmbeddedPlanner(lora=Path(lora)) if lora else EmbeddedPlanner(single_model=True)
 
 
-async def main(args: argparse.Namespace) -> int:
+async def main(args: argparse.Namespace, planner: Any) -> int:
     """The `agentpair bench loop` command: progress on stderr, then a table (or JSON on stdout)."""
     import importlib.util
     import json
 
-    from agentpair.cli import planner_from_args
     from agentpair.errors import UsageError
     from agentpair.plot_split import plot_split
 
@@ -342,7 +341,6 @@ async def main(args: argparse.Namespace) -> int:
                       f"(planner {run.split_s['planner']:.1f} s, executor {run.split_s['executor']:.1f} s) "
                       f"{run.stop_reason}", highlight=False)
 
-    planner = planner_from_args(args)
     single_planner = _single_model_planner(planner, args.single_model_lora)
     trace_dir = Path("runs") / f"bench-loop-{datetime.now():%Y%m%d-%H%M%S}"
     console.print("starting the planner, both executors and Chromium (not timed)")

@@ -82,14 +82,12 @@ def _print_table(report: dict[str, Any]) -> None:
               highlight=False)
 
 
-async def main(args: argparse.Namespace) -> int:
+async def main(args: argparse.Namespace, planner: Any) -> int:
     """The `agentpair bench scenarios` command: a progress bar on stderr, then a table (or JSON on stdout)."""
     import json
 
-    from agentpair.cli import planner_from_args
 
     names = scenario_names(args.scenarios)
-    planner = planner_from_args(args)
     trace_dir = Path("runs") / f"bench-scenarios-{datetime.now():%Y%m%d-%H%M%S}"
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     console.print("starting the planner, the executor and Chromium (not timed)")

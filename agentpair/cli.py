@@ -8,24 +8,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Any
-
 from rich.console import Console
 
 from agentpair import __version__
+from agentpair.cli_options import planner_from_args, planner_options
 from agentpair.errors import UsageError
 
 console = Console(stderr=True)
-
-
-def planner_from_args(args: argparse.Namespace) -> Any:
-    from agentpair.defaults import default_planner
-    from agentpair.planner import OpenAIPlanner
-
-    options = {"timeout_s": args.planner_timeout} if getattr(args, "planner_timeout", None) else {}
-    if getattr(args, "planner_base_url", None):
-        return OpenAIPlanner(base_url=args.planner_base_url, model=args.planner_model, **options)
-    return default_planner(single_model=getattr(args, "single_model", False), **options)
 
 
 async def _plan(args: argparse.Namespace) -> int:
@@ -80,16 +69,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_trace_commands(sub)
     return parser
-
-
-def planner_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--planner-base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, "
-                                                   "else the embedded llama.cpp planner)")
-    parser.add_argument("--planner-model", help="model name (default: AGENTPAIR_PLANNER_MODEL)")
-    from agentpair.cli_run import positive_seconds
-
-    parser.add_argument("--planner-timeout", type=positive_seconds, metavar="S",
-                        help="give up a planner request after S seconds (default 60; retried up to 4 times)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -63,19 +63,21 @@ async def _bench_tracing(args: argparse.Namespace) -> int:
 
 async def _bench_loop(args: argparse.Namespace) -> int:
     from agentpair.bench_loop import main
+    from agentpair.cli_options import planner_from_args
 
-    return await main(args)
+    return await main(args, planner_from_args(args))
 
 
 async def _bench_scenarios(args: argparse.Namespace) -> int:
     from agentpair.bench_scenarios import main
+    from agentpair.cli_options import planner_from_args
 
-    return await main(args)
+    return await main(args, planner_from_args(args))
 
 
 async def _bench_miniwob(args: argparse.Namespace) -> int:
     from agentpair.bench_miniwob import main
-    from agentpair.cli import planner_from_args
+    from agentpair.cli_options import planner_from_args
 
     return await main(args, planner_from_args(args))
 
@@ -137,7 +139,7 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     planner.add_argument("--wrong", help="write each wrong plan beside its reference to this JSONL file")
     planner.add_argument("--json", action="store_true")
     planner.set_defaults(handler=_bench_planner)
-    from agentpair.cli import planner_options
+    from agentpair.cli_options import planner_options
 
     loop = targets.add_parser("loop", help="planner + diffusion executor vs a single-model agent vs the AR "
                                            "executor, interleaved, with the time split (agentpair.bench_loop)")

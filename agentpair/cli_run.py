@@ -16,17 +16,6 @@ from agentpair.errors import UsageError
 console = Console(stderr=True)
 
 
-def positive_seconds(text: str) -> float:
-    """An argparse type: a number of seconds above 0."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if seconds <= 0:
-        raise argparse.ArgumentTypeError(f"takes seconds above 0, not {text}")
-    return seconds
-
-
 def make_executor(choice: str, planner: Any) -> Any:
     """`default` -> None (the agent's default), `openai` -> OpenAIExecutor (its own endpoint, else the
     planner's), `ar-baseline` -> the shipped AR baseline, else a diffusion checkpoint directory."""
@@ -57,7 +46,7 @@ def make_executor(choice: str, planner: Any) -> Any:
 
 def _agent(args: argparse.Namespace) -> Any:
     from agentpair.agent import Agent
-    from agentpair.cli import planner_from_args
+    from agentpair.cli_options import planner_from_args
     from agentpair.progress import LiveProgress
     from tools.browser import Browser
 
@@ -129,7 +118,7 @@ async def _list(args: argparse.Namespace) -> int:
 
 
 def add_run_commands(sub: argparse._SubParsersAction) -> None:
-    from agentpair.cli import planner_options
+    from agentpair.cli_options import planner_options, positive_seconds
 
     run = sub.add_parser("run", help="run a bundled scenario (or an ad-hoc --goal) and judge it")
     run.add_argument("scenario", nargs="?", help="a name from `agentpair scenarios list`")

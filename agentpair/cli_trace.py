@@ -17,12 +17,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agentpair.cli import console
 from agentpair.errors import UsageError
 from agentpair.replay import ReplayResult, replay
 from agentpair.trace_reader import RunTree, TraceError, load_trace
 from agentpair.trace_summary import TraceSummary, summarize
 from agentpair.waterfall import write_waterfall
+
+console = Console(stderr=True)
 
 COLUMNS = ("planner", "executor", "tools", "framework")
 

@@ -1,14 +1,34 @@
-"""The plan schema narrowed to one page and one task (a grounded schema): an act step may only name
-an element the page has, pick an option its dropdown has, and type a value the task holds (a run
-of the goal's words, an extracted value, a secret's placeholder), each in the planner's own
-wording ("click the Sign in button", "type ada into the Username field").
+"""The plan schema narrowed to one page and one task (a grounded schema). Its rules, one line each:
 
-A small planner misspells names and cuts values short ("Marun Grape helmet", "fima" for
-"fima.nirita"); under this schema a grammar-constrained server (llama.cpp) cannot emit either.
-The schema also reads the goal and the run so far (the history lines planner.history_line
-writes, the steps that changed nothing): it leaves out steps that cannot help (undoing a box
-the run set, a second search, a side effect the goal does not ask for, what the goal rules
-out) and a finish while the goal plainly asks for more (still_to_do).
+Names (tools/unnamed.py, planner_view.page_names)
+- a pointer-cursor element with no role is a button named by its text (an icon: title, alt, class);
+- an unnamed field takes the short text before it, else its place among its role ("2nd textbox");
+- a disabled element takes no step.
+What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
+- it names only elements the page has, in the page's words; same-named ones told apart by their item;
+- it types only a run of the goal's words, an extracted value or a secret's placeholder;
+- a secret goes only into the field named after it, an e-mail into a mail field, a value the goal
+  labels with a field's word ("postcode X") into that field;
+- a box is offered the verb that turns it, never the one undoing the run's own step;
+- a dropdown is offered only the options the goal names;
+- a step that left this page as it was is not offered again here, nor a second search;
+- a button that adds, buys, deletes, subscribes (its first word) only when the goal asks for such;
+  nothing the goal rules out ("not the ..."); of numbered things, the number the goal says;
+- on a page with nothing to fill: the links the goal names, else what it asks to open, else (once
+  the cart holds what it buys) the cart; where the form hides a setting the goal sets, "show more".
+- with an answer schema: extract exactly the unread fields, then answer with the values read.
+No finish while (still_to_do)
+- a clickable here the goal asks to open or press is unclicked;
+- a text the goal gives to enter is untyped or unsent, a box it names to fill is empty;
+- the form lacks what the goal gives for it (form_left: boxes and options it names, listed
+  address lines, quoted texts, dates and times for empty fields);
+- the task asks for no answer and the run has not acted yet.
+Refused in the loop (premature_click, only for a planner that asked for grounding)
+- a button click while the form lacks what form_left finds; the next plan may only put that in.
+
+A small planner misspells names and cuts values short; under this schema a grammar-constrained
+server (llama.cpp) cannot emit either. The rules read the run's history as planner.history_line
+writes it.
 """
 
 from __future__ import annotations
