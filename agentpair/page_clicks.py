@@ -16,8 +16,11 @@ TRAILING_MARKS = " :*›»>"
 OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click(?: on)?|press|hit|tap|show me|view)(?: the| my| your)? "
 SHOPPING = {"add", "basket", "buy", "cart", "check", "checkout", "deliver", "delivery", "get", "order", "purchase",
             "ship", "shipping", "shop", "want"}
+DELETING = {"delete", "remove", "trash", "discard", "erase"}
+MARKING = {"star", "important", "favorite", "favourite", "mark", "flag"}
 SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
-                **{verb: {verb} for verb in ("archive", "cancel", "delete", "follow", "notify", "remove", "share",
+                **{verb: DELETING for verb in ("delete", "remove", "trash")}, "star": MARKING, "flag": MARKING,
+                **{verb: {verb} for verb in ("archive", "cancel", "follow", "notify", "share",
                                               "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
 CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
 SETTING = re.compile(r"\b(?:set(?! up\b)|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
@@ -153,11 +156,13 @@ def done_text(request: PlanRequest) -> str:
 
 def to_open(request: PlanRequest, split: bool = False) -> list[str]:
     """The clickables here the goal asks to open or press ("... and go to Messages", "open Preferences",
-    "press Submit") or
+    "press Submit"), or quotes by their whole name (click the link "Pricing"), or
     says split as a verb ("check out" for "Proceed to checkout"; only those with `split`) that no
     step of the run clicked."""
     goal = " ".join(re.findall(WORD, request.goal))
     clicked = done_text(request).casefold()
+    quoted = {a or b for a, b in re.findall(r'"([^"]+)"|“([^”]+)”', request.goal)}
     return [name for name in request.names.clickable if (said := " ".join(re.findall(WORD, name)))
-            and (said_split(goal, name) or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
+            and (said_split(goal, name) or name in quoted
+                 or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
             and f"click the {name.casefold()} " not in clicked]

@@ -22,7 +22,8 @@ No finish while (still_to_do)
 - a text the goal gives to enter is untyped or unsent, a box it names to fill is empty;
 - the form lacks what the goal gives for it (form_left: boxes and options it names, listed
   address lines, quoted texts, dates and times for empty fields);
-- the task asks for no answer and the run has not acted yet.
+- the task asks for no answer and the run has not acted yet, or has not typed a value the goal gives
+  (given_values) that this page does not show.
 Refused in the loop (premature_click, only for a planner that asked for grounding)
 - a button click while the form lacks what form_left finds; the next plan may only put that in.
 
@@ -267,8 +268,12 @@ def still_to_do(request: PlanRequest) -> list[str]:
     unsent = ["send what was typed"] if request.names.fields and " and press Enter" not in last and re.search(
         r"\] (act type|code): .*-> ok$", last) else []
     acted = any(re.search(r"\] (?:act \w+|code): .*-> ok$", line) for line in request.history)
-    idle = [] if acted or request.output_schema or READING.search(request.goal) else ["act on the page"]
-    return opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden + idle
+    owes_no_answer = not request.output_schema and not READING.search(request.goal)
+    idle = ["act on the page"] if owes_no_answer and not acted else []
+    shown = _shown(request)
+    to_enter = [f"type {v}" for v in given_values(request.goal, set(request.names.clickable))
+                if owes_no_answer and f"type {v}" not in done and v not in shown]
+    return opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden + idle + to_enter
 
 
 def named_boxes(goal: str) -> list[str]:
@@ -338,9 +343,14 @@ def _untyped(request: PlanRequest) -> list[str]:
     """The values the goal gives (given_values) that no step typed and the page does not show (a line
     that repeats the goal aside), while the page has an empty field."""
     done = done_text(request)
-    shown = "\n".join(line for line in request.page.splitlines() if request.goal not in line)
+    shown = _shown(request)
     values = given_values(request.goal, set(request.names.clickable)) if _empty_fields(request) else []
     return [v for v in values if f"type {v}" not in done and v not in shown and writable(v)]
+
+
+def _shown(request: PlanRequest) -> str:
+    """The page view's text, less a line that repeats the goal (a task page may show its own task)."""
+    return "\n".join(line for line in request.page.splitlines() if request.goal not in line)
 
 
 def _empty_fields(request: PlanRequest) -> list[str]:

@@ -400,3 +400,34 @@ def test_no_finish_before_the_button_the_goal_says_to_press() -> None:
         assert not valid(grounded_plan_schema(request(goal, page, history=history)), DONE)
     pressed = [*history, '[2] act click: click the Submit button {"ref": "e2"} -> ok']
     assert valid(grounded_plan_schema(request("Enter 9:37 PM and press submit.", page, history=pressed)), DONE)
+
+
+def test_a_trash_or_star_icon_only_when_the_goal_asks_to_delete_or_mark() -> None:
+    inbox = '- button "Mira" [ref=e1]\n- button "trash" [ref=e2]\n- button "star" [ref=e3]'
+    reading = grounded_plan_schema(request("Open the message from Mira.", inbox))
+    assert valid(reading, plan(act("click", "click the Mira button")))
+    assert not valid(reading, plan(act("click", "click the trash button")))
+    assert not valid(reading, plan(act("click", "click the star button")))
+    assert valid(grounded_plan_schema(request("Delete the message from Mira.", inbox)),
+                 plan(act("click", "click the trash button")))
+    assert valid(grounded_plan_schema(request("Mark Mira's message as important.", inbox)),
+                 plan(act("click", "click the star button")))
+
+
+def test_no_finish_while_a_quoted_text_to_enter_was_typed_nowhere_even_on_a_page_without_fields() -> None:
+    inbox = '- button "Mira" [ref=e1]'
+    goal = 'Answer Mira with the text "See you at noon."'
+    opened = ['[1] act click: click the Mira button {"ref": "e1"} -> ok']
+    assert not valid(grounded_plan_schema(request(goal, inbox, history=opened)), DONE)
+    sent = [*opened, '[2] act type: type See you at noon. into the Reply field {"ref": "e4"} -> ok',
+            '[3] act click: click the Send button {"ref": "e5"} -> ok']
+    assert valid(grounded_plan_schema(request(goal, inbox, history=sent)), DONE)
+
+
+def test_a_clickable_the_goal_quotes_by_name_is_the_next_step_where_the_page_shows_it() -> None:
+    text = '- button "maple" [ref=e1]\n- button "birch" [ref=e2]\n- link "Tab #2" [ref=e3]'
+    schema = grounded_plan_schema(request('Find and click the word "birch" in the tabs.', text))
+    assert valid(schema, plan(act("click", "click the birch button")))
+    assert not valid(schema, plan(act("click", "click the maple button")))
+    elsewhere = grounded_plan_schema(request('Find and click the word "cedar" in the tabs.', text))
+    assert valid(elsewhere, plan(act("click", "click the Tab #2 link")))  # not here: the planner looks on
