@@ -21,7 +21,7 @@ from agentpair.events import AgentEvent
 from agentpair.executor import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
-from agentpair.plan_grounding import REFUSED, is_button_click, premature_click
+from agentpair.plan_grounding import REFUSED, is_button_click, premature_click, typed_field
 from agentpair.planner_view import page_state
 from agentpair.render import executor_context
 from agentpair.redaction import Redactor
@@ -279,9 +279,13 @@ class Agent:
     async def _execute(self, rec: RunRecorder, run: RunState, plan: Plan, observation: Observation,
                        toolbox: Toolbox) -> Observation:
         """Carry out a plan's steps; return the observation the next planner call should see. A step
-        that sets a box, an option or a field (IDEMPOTENT) is run once however often the plan says it."""
+        that sets a box, an option or a field (IDEMPOTENT) is run once however often the plan says it;
+        under a grounded schema, a field takes the first text a plan types into it, not a later one."""
         pending = [s for i, s in enumerate(plan.steps) if s.tool not in IDEMPOTENT or s.instruction.endswith("press Enter")
                    or all((s.tool, s.instruction) != (t.tool, t.instruction) for t in plan.steps[:i])]
+        if getattr(self.planner, "grounded", False):
+            fields = [typed_field(s.instruction) if s.tool == "type" else None for s in pending]
+            pending = [s for i, s in enumerate(pending) if fields[i] is None or fields[i] not in fields[:i]]
         acted = False
         while pending:
             if pending[0].kind == "finish":

@@ -361,6 +361,13 @@ def _empty_fields(request: PlanRequest) -> list[str]:
             and (said := ways_to_name(name)) and not failed & set(said)]
 
 
+def typed_field(instruction: str) -> str | None:
+    """The field a typing step names, as the grounded schema words it ("type X into the Name field")."""
+    match = TYPED.match(instruction)
+    return None if match is None else instruction[match.end(1):].removeprefix(" into the ").removesuffix(
+        " and press Enter").rsplit(" ", 1)[0]
+
+
 def is_button_click(instruction: str) -> bool:
     """A step that clicks a button, as the grounded schema words it ("click the Send reply button")."""
     return re.match(r"click the .+ button\b", instruction) is not None

@@ -183,3 +183,16 @@ def test_a_step_that_left_a_url_as_it_was_twice_is_not_offered_there_again() -> 
     assert run.unchanged_on(page(1)) == []  # another state of the page: it may do something there
     run.left_as_it_was(page(1), "click the Save for later button")
     assert run.unchanged_on(Observation(url="http://shop/index.html", snapshot="")) == ["click the Save for later button"]
+
+
+async def test_under_a_grounded_schema_a_field_takes_the_first_text_a_plan_types_into_it(tmp_path: Path) -> None:
+    plans = [{"steps": [{"kind": "act", "tool": "type", "instruction": "type Ada into the Name field"},
+                        {"kind": "act", "tool": "type", "instruction": "type the name into the Name field"},
+                        {"kind": "act", "tool": "click", "instruction": "click the Go button"}]},
+             {"steps": [{"kind": "finish", "answer": "done"}]}]
+    planner = ScriptedPlanner(plans)
+    planner.grounded = True
+    env = SleepyEnvironment(changes_page=False)
+    executor = ScriptedExecutor([{"ref": "e2", "text": "Ada"}, {"ref": "e1"}])
+    result = await Agent(planner, executor, env).run("Put Ada in as the name and go", trace=False)
+    assert result.finished and [(name, args["text"]) for name, args in env.calls] == [("type", "Ada"), ("click", "")]
