@@ -42,7 +42,7 @@ from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, 
                                   ruled_out_words, value_runs, word_set)
 from agentpair.page_clicks import (done_text, hidden_setting, named_links, next_up, offered_clicks, signed_in, to_open,
                                    ways_to_name, writable)
-from agentpair.planner import MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
+from agentpair.planner import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.planner_view import PageNames
 
 ESCAPED = set("|?*+()[]{}")  # a backslash makes these literal in both Python's re and llama.cpp's
@@ -219,11 +219,11 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     if (asks or not reads and READING.search(request.goal)) and _about_the_goal(request):
         if not reads:
             return [finish_shape(request.output_schema)], 1
-        schema = {"type": "object"} if unread is None else {"const": unread}  # the page the goal asks about: read it
+        schema = EXTRACT_SCHEMA if unread is None else {"const": unread}  # the page the goal asks about: read it
         return [step_shape("extract", {"schema": schema}, ["schema"])], MAX_PLAN_STEPS
     steps = _grounded_acts(request, values, clicks)
     if unread != {}:
-        schema = {"type": "object"} if unread is None else {"const": unread}
+        schema = EXTRACT_SCHEMA if unread is None else {"const": unread}
         steps.append(step_shape("extract", {"schema": schema}, ["schema"]))
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
     named = {f"the {box.casefold()} box" for box in named_boxes(request.goal)}

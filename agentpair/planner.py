@@ -81,6 +81,11 @@ TEXT = {"type": "string", "minLength": 1, "maxLength": 400}  # bounded free text
 
 
 INSTRUCTION = {"type": "string", "maxLength": 120}
+# an extract step's schema, as far as a grammar can hold it to a JSON Schema: an object type, its
+# required names, and a schema object per property (in the order the planner's data writes them)
+EXTRACT_SCHEMA = {"type": "object", "properties": {
+    "type": {"const": "object"}, "required": {"type": "array", "items": {"type": "string"}},
+    "properties": {"type": "object", "additionalProperties": {"type": "object"}}}}
 MAX_PLAN_STEPS = 6  # the most steps one plan may hold
 
 
@@ -115,7 +120,7 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
     tool = {"enum": tool_names} if tool_names else {"type": "string", "minLength": 1}
     return plan_object([
         step_shape("act", {"tool": tool}, ["tool"]),
-        step_shape("extract", {"schema": {"type": "object"}}, ["schema"]),
+        step_shape("extract", {"schema": EXTRACT_SCHEMA}, ["schema"]),
         step_shape("code", {"template": TEXT, "target": {"type": "string", "maxLength": 120}}, ["template"]),
         finish_shape(output_schema),
     ])
