@@ -35,6 +35,10 @@ from tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask
 IDEMPOTENT = {"check", "select", "type"}  # tools whose step, said twice, does what it did once
 
 
+def _identity(part: Any) -> dict[str, Any]:
+    return part.identity() if hasattr(part, "identity") else {"name": type(part).__name__}
+
+
 class Agent:
     """Pairs a planner with an executor over an environment (a browser by default).
 
@@ -161,20 +165,21 @@ class Agent:
                                              else Path(trace))
         keys = [getattr(part, "api_key", None) for part in (self.planner, self._executor)]
         recorder = RunRecorder(path, Redactor(task.secrets, [k for k in keys if k]), self.tracer_provider)
-        try:
+        try:  # the header first, so that a run killed during start-up leaves a trace that says what it was
+            recorder.write_header({"agent": self.name, "planner": _identity(self.planner), "task": task.public_view(),
+                                   "labels": labels or {}})
             await self.start(recorder)
-            recorder.write_header({**self._header(task), "labels": labels or {}})
+            recorder.write_record("startup", self._started_parts())
             return await self._run(task, recorder, should_stop)
         finally:
             recorder.close()
 
-    def _header(self, task: Task) -> dict[str, Any]:
-        identity = lambda part: part.identity() if hasattr(part, "identity") else {"name": type(part).__name__}
+    def _started_parts(self) -> dict[str, Any]:
+        """What start-up settled, for the trace's startup record: executor, environment, tools, time."""
         tools = [{"name": t.name, "description": t.description, "args_schema": t.args_schema()}
                  for t in [*self.browser.tools(), *self.extra_tools]]
-        executor = identity(self._executor) if self._executor is not None else {"name": "none (single model)"}
-        return {"agent": self.name, "planner": identity(self.planner), "executor": executor,
-                "environment": type(self.browser).__name__, "tools": tools, "task": task.public_view(),
+        executor = _identity(self._executor) if self._executor is not None else {"name": "none (single model)"}
+        return {"executor": executor, "environment": type(self.browser).__name__, "tools": tools,
                 "startup_s": self.startup_s}
 
     async def _run(self, task: Task, rec: RunRecorder,

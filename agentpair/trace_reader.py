@@ -151,6 +151,13 @@ def load_trace(path: str | Path) -> RunTree:
     header = _header(path, records)
     spans: list[SpanRecord] = []
     for number, record in records[1:]:
+        if record.get("type") == "startup":  # what start-up settled (format 2): part of the header
+            fields = {k: v for k, v in record.items() if k != "type"}
+            try:
+                header = TraceHeader.model_validate({**header.model_dump(), **fields})
+            except ValidationError as exc:
+                raise TraceError(f"{path}:{number}: not a valid startup record: {_first_error(exc)}") from exc
+            continue
         if record.get("type") != "span":
             warnings.append(f"{path}:{number}: a record of type {record.get('type')!r} was skipped")
             continue

@@ -30,7 +30,7 @@ from agentpair import __version__
 from agentpair.redaction import Redactor
 
 TRACE_FORMAT = "agentpair-trace"
-TRACE_VERSION = 1
+TRACE_VERSION = 2  # 2: the header is written before start-up, a "startup" record follows it
 CATEGORY = "agentpair.category"
 RUN_ID = "agentpair.run_id"
 
@@ -87,6 +87,12 @@ class TraceFileWriter:
             if not self._file.closed:
                 self._file.write(line + "\n")
                 self._file.flush()
+
+    def write_record(self, record: dict[str, Any]) -> None:
+        if self._waiting is not None:
+            self._waiting.append(record)
+        else:
+            self._write(record)
 
     def write_span(self, span: ReadableSpan) -> None:
         if self._waiting is not None:
@@ -258,6 +264,12 @@ class RunRecorder:
     def write_header(self, header: dict[str, Any]) -> None:
         if self._writer is not None:
             self._writer.write_header(self.redactor.value(plain(header)))
+
+    def write_record(self, kind: str, fields: dict[str, Any]) -> None:
+        """A record of its own kind after the header (e.g. "startup": what start-up settled, which
+        trace_reader folds into the header)."""
+        if self._writer is not None:
+            self._writer.write_record({"type": kind, **self.redactor.value(plain(fields))})
 
     def close(self) -> None:
         try:

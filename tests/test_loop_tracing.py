@@ -30,7 +30,7 @@ TOLERANCE_S = 0.04
 def read_trace(path: Path) -> tuple[dict, list[dict]]:
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert lines[0]["type"] == "header"
-    return lines[0], lines[1:]
+    return lines[0], [line for line in lines[1:] if line["type"] == "span"]
 
 
 def make_agent(tmp_path: Path, changes_page: bool = True) -> tuple[Agent, ScriptedPlanner, ScriptedExecutor, SleepyEnvironment]:
@@ -135,6 +135,48 @@ def test_sigkill_mid_run_leaves_a_readable_trace(tmp_path: Path) -> None:
     tools = [s for s in spans if s["name"] == "execute_tool click"]
     assert len(tools) >= 5 and all(s["end_ns"] >= s["start_ns"] for s in spans)
     assert not any(s["name"].startswith("invoke_agent") for s in spans)  # the run never finished
+
+
+KILLED_IN_STARTUP = """
+import asyncio, sys
+sys.path.insert(0, {root!r})
+from agentpair import Agent
+from tests.doubles import ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
+
+class SlowToStart(ScriptedPlanner):
+    async def start(self):
+        print("starting", flush=True)
+        await asyncio.sleep(60)
+
+agent = Agent(SlowToStart([]), ScriptedExecutor([]), SleepyEnvironment())
+asyncio.run(agent.run("read the news", trace={path!r}))
+"""
+
+
+def test_sigkill_during_start_up_leaves_a_trace_that_says_what_the_run_was(tmp_path: Path) -> None:
+    from agentpair.trace_reader import load_trace
+
+    path = tmp_path / "starting.jsonl"
+    root = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_IN_STARTUP.format(root=root, path=str(path))],
+                            stdout=subprocess.PIPE, cwd=root)
+    assert proc.stdout.readline().strip() == b"starting"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    tree = load_trace(path)
+    assert tree.header.task["goal"] == "read the news" and tree.header.planner["kind"] == "scripted"
+    assert tree.header.tools == [] and tree.spans == []  # start-up never ended: no startup record, no span
+
+
+async def test_a_finished_run_folds_its_startup_record_into_the_header(tmp_path: Path) -> None:
+    from agentpair.trace_reader import load_trace
+
+    agent, _, _, _ = make_agent(tmp_path)
+    result = await agent.run("click go and type bob")
+    tree = load_trace(result.trace_path)
+    assert [t["name"] for t in tree.header.tools] == ["click", "type"]
+    assert tree.header.environment == "SleepyEnvironment" and tree.header.executor["kind"] == "scripted"
+    assert not tree.warnings
 
 
 async def test_steps_that_cannot_change_the_page_are_reported_unchanged_on_it(tmp_path: Path) -> None:

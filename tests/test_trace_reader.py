@@ -48,7 +48,7 @@ def test_a_file_cut_mid_line_reads_its_valid_prefix(tmp_path: Path) -> None:
     ('[1, 2]\n', ":1: a list"),
     (json.dumps(header()) + "\n{not json\n" + json.dumps(synthetic_spans()[0]) + "\n", ":2: not JSON"),
     (json.dumps(header()) + '\n{"type": "span", "name": "x"}\n', ":2: not a valid span"),
-    (json.dumps(header(version=2)) + "\n", "format version 2 is newer"),
+    (json.dumps(header(version=3)) + "\n", "format version 3 is newer"),
     (json.dumps(header()), None),  # a header alone, without newline, is a (short) trace
 ])
 def test_corrupt_and_future_files_raise_a_clear_error(tmp_path: Path, content: str, message: str | None) -> None:
