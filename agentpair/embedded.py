@@ -190,7 +190,7 @@ class EmbeddedPlanner:
     grounded = True  # it answers under the schema grounded in the page (plan_grounding)
 
     def identity(self) -> dict[str, object]:
-        return {"kind": "embedded-llamacpp", "model": self.name.split(":", 1)[1],
+        return {"kind": "embedded-llamacpp", "grounded": True, "model": self.name.split(":", 1)[1],
                 "lora": str(self.server.lora) if self.server.lora else None}
 
     async def start(self) -> None:

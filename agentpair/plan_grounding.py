@@ -26,6 +26,8 @@ No finish while (still_to_do)
   (given_values) that this page does not show.
 Refused in the loop (premature_click, only for a planner that asked for grounding)
 - a button click while the form lacks what form_left finds; the next plan may only put that in.
+Taken without the planner (forced_step)
+- where the schema allows exactly one step (one act, one wording), the loop takes it.
 
 A small planner misspells names and cuts values short; under this schema a grammar-constrained
 server (llama.cpp) cannot emit either. The rules read the run's history as planner.history_line
@@ -43,6 +45,7 @@ from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, 
 from agentpair.page_clicks import (done_text, hidden_setting, named_links, next_up, offered_clicks, signed_in, to_open,
                                    ways_to_name, writable)
 from agentpair.planner import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
+from agentpair.models import Step
 from agentpair.planner_view import PageNames
 
 ESCAPED = set("|?*+()[]{}")  # a backslash makes these literal in both Python's re and llama.cpp's
@@ -58,6 +61,7 @@ EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
 OPTIONAL = re.compile(r"\boptional\b", re.I)
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
+FORCED = "the only step the page allows"  # the thought of a plan the loop took without the planner
 
 
 def _literal(text: str) -> str:
@@ -235,6 +239,20 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     if not unread and not still_to_do(request):
         steps.append(finish_shape(_grounded_answer(request, values) if reads else request.output_schema))
     return steps, MAX_PLAN_STEPS
+
+
+def forced_step(request: PlanRequest) -> Step | None:
+    """The one step the grounded schema allows here, when it allows exactly one (one act with one
+    wording, no finish, extraction or code): the loop takes it without asking the planner, whose
+    answer under the schema could only be that step."""
+    if not request.tools or request.names == PageNames():
+        return None
+    shapes, _ = grounded_steps(request)
+    if len(shapes) != 1 or shapes[0]["properties"]["kind"].get("const") != "act":
+        return None
+    said, tool = shapes[0]["properties"]["instruction"], shapes[0]["properties"]["tool"]["const"]
+    wordings = [said["const"]] if "const" in said else said.get("enum", [])
+    return Step(kind="act", tool=tool, instruction=wordings[0]) if len(wordings) == 1 else None
 
 
 def _about_the_goal(request: PlanRequest) -> bool:

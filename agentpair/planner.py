@@ -238,7 +238,7 @@ class OpenAIPlanner:
         return self.endpoint.api_key
 
     def identity(self) -> dict[str, Any]:
-        return {"kind": "openai", **self.endpoint.identity()}
+        return {"kind": "openai", **self.endpoint.identity(), "grounded": self.grounded}
 
     async def plan(self, request: PlanRequest) -> PlanReply:
         if self.grounded and request.single_model:

@@ -136,6 +136,8 @@ class RecordedPlanner:
         self.recording = recording
         self._identity = dict(recording.tree.header.planner)
         self.name = str(self._identity.get("name") or self._identity.get("model") or "recorded")
+        # the loop refuses early submits and takes forced steps only for a grounded planner: as recorded
+        self.grounded = bool(self._identity.get("grounded", self._identity.get("kind") == "embedded-llamacpp"))
 
     def identity(self) -> dict[str, Any]:
         return dict(self._identity)

@@ -172,7 +172,7 @@ def critical_path(spans: list[SpanRecord], offset: Offset) -> list[CriticalStep]
 
 def _iteration_row(span: SpanRecord, intervals: list[Interval], offset: Offset) -> IterationRow:
     start, end = offset(span.start_ns), offset(span.end_ns)
-    chat = next((c for c in span.children if c.category == "planner"), None)
+    chat = next((c for c in span.children if c.category == "planner" or c.name == "plan forced"), None)
     plan = chat.data("agentpair.plan", {}) if chat else {}
     steps = plan.get("steps", []) if isinstance(plan, dict) else []
     return IterationRow(

@@ -186,23 +186,34 @@ async def test_steps_that_cannot_change_the_page_are_reported_unchanged_on_it(tm
     assert planner.requests[1].unchanged == ["click Go", "type bob into Name"]  # the same page state
 
 
-async def test_a_submit_before_the_form_holds_the_goals_text_is_refused_and_a_repeated_fill_runs_once(
+async def test_a_submit_before_the_form_holds_the_goals_text_is_refused_then_the_one_step_left_is_taken(
         tmp_path: Path) -> None:
     plans = [{"steps": [{"kind": "act", "tool": "click", "instruction": "click the Go button"}]},
-             {"steps": [{"kind": "act", "tool": "type", "instruction": "type Ada Byron King into the Name field"},
-                        {"kind": "act", "tool": "type", "instruction": "type Ada Byron King into the Name field"},
-                        {"kind": "act", "tool": "click", "instruction": "click the Go button"}]},
+             {"steps": [{"kind": "act", "tool": "click", "instruction": "click the Go button"}]},
              {"steps": [{"kind": "finish", "answer": "done"}]}]
     planner = ScriptedPlanner(plans)
     planner.grounded = True  # the refusal is the grounded schema's: a planner that asks for grounding
-    executor = ScriptedExecutor([{"ref": "e1"}, {"ref": "e2", "text": "Ada Byron King"}, {"ref": "e1"}, {"ref": "e1"}])
+    executor = ScriptedExecutor([{"ref": "e1"}, {"ref": "e2", "text": "Ada Byron King"}, {"ref": "e1"}])
     env = SleepyEnvironment()
     result = await Agent(planner, executor, env, trace_dir=tmp_path).run("Put this in the name: Ada Byron King",
                                                                          trace=False)
     assert result.finished
-    assert [name for name, _ in env.calls] == ["type", "click"]  # the early click never ran, the fill ran once
-    assert planner.requests[1].history[-1].endswith(
+    assert [name for name, _ in env.calls] == ["type", "click"]  # the early click never ran
+    # after the refusal the schema allowed one step only: the loop typed without asking the planner
+    assert len(planner.requests) == 3 and result.steps[1].step.instruction == (
+        "type Ada Byron King into the Name field")
+    assert planner.requests[1].history[0].endswith(
         "FAILED: the form does not yet hold what the goal gives: type Ada Byron King into the Name field")
+
+
+async def test_a_step_a_plan_repeats_that_sets_a_field_runs_once(tmp_path: Path) -> None:
+    plans = [{"steps": [{"kind": "act", "tool": "type", "instruction": "type Ada into the Name field"},
+                        {"kind": "act", "tool": "type", "instruction": "type Ada into the Name field"}]},
+             {"steps": [{"kind": "finish", "answer": "done"}]}]
+    env = SleepyEnvironment(changes_page=False)
+    executor = ScriptedExecutor([{"ref": "e2", "text": "Ada"}] * 2)
+    result = await Agent(ScriptedPlanner(plans), executor, env).run("Put Ada in as the name", trace=False)
+    assert result.finished and [name for name, _ in env.calls] == ["type"]
 
 
 async def test_a_planner_that_asked_for_no_grounding_gets_no_refusal(tmp_path: Path) -> None:

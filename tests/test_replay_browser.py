@@ -56,7 +56,7 @@ def without_ref_roles(trace: str) -> str:
     """A trace as an agentpair without `x-roles` wrote it: plain ref schemas, refs of every role allowed."""
     rows = [json.loads(line) for line in trace.splitlines()]
     for row in rows:
-        for tool in row.get("tools", []) if row.get("type") == "header" else []:
+        for tool in row.get("tools", []) if row.get("type") in ("header", "startup") else []:
             tool["args_schema"].get("properties", {}).get("ref", {}).pop("x-roles", None)
         attributes = row.get("attributes") or {}
         if "agentpair.fill_requests" in attributes:
