@@ -16,9 +16,26 @@ from agentpair.models import (  # noqa: E402
     Task,
 )
 from agentpair.planner import OpenAIPlanner, Planner, PlannerError, PlanReply, PlanRequest  # noqa: E402
+from tools.base import Environment, Observation, Tool, ToolResult, tool  # noqa: E402
+
+# loaded when first used: each pulls a heavy dependency (torch, llama.cpp's client, Chromium's driver)
+_LAZY = {"LocalDiffusionExecutor": "agentpair.executor_local", "ARBaselineExecutor": "agentpair.executor_ar",
+         "EmbeddedPlanner": "agentpair.embedded", "Browser": "tools.browser", "replay": "agentpair.replay",
+         "replay_sync": "agentpair.replay", "scenarios": "agentpair.scenarios"}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'agentpair' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(_LAZY[name])
+    return module if name == "scenarios" else getattr(module, name)
+
 
 __all__ = [
-    "Agent", "AgentEvent", "Executor", "FillRequest", "FillResult", "FillStats", "OpenAIExecutor",
-    "OpenAIPlanner", "Plan", "PlanReply", "PlanRequest", "Planner", "PlannerError", "RunResult",
-    "Step", "StepRecord", "Task", "__version__",
+    "ARBaselineExecutor", "Agent", "AgentEvent", "Browser", "EmbeddedPlanner", "Environment", "Executor",
+    "FillRequest", "FillResult", "FillStats", "LocalDiffusionExecutor", "Observation", "OpenAIExecutor",
+    "OpenAIPlanner", "Plan", "PlanReply", "PlanRequest", "Planner", "PlannerError", "RunResult", "Step",
+    "StepRecord", "Task", "Tool", "ToolResult", "__version__", "replay", "replay_sync", "scenarios", "tool",
 ]
