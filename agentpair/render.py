@@ -9,11 +9,12 @@ import json
 from typing import Any
 
 from agentpair.models import Task
-from tools.base import Observation
+from tools.base import Observation, mask_secrets
 
 
 def executor_context(task: Task, observation: Observation, memory: list[Any] | None = None) -> str:
-    """The text the executor may read: task facts, memory and the page snapshot with refs.
+    """The text the executor may read: task facts, memory and the page snapshot with refs, every secret
+    value (in any encoding mask_secrets knows) as its placeholder.
 
     The page's flat text is left out: the snapshot already holds every visible string, and
     the repeat would cost a third of the context's tokens on every fill."""
@@ -25,4 +26,4 @@ def executor_context(task: Task, observation: Observation, memory: list[Any] | N
     lines.append(f"URL: {observation.url}")
     lines.append(f"Title: {observation.title}")
     lines.append("Snapshot:\n" + observation.snapshot)
-    return "\n".join(lines)
+    return mask_secrets("\n".join(lines), task.secrets)  # a secret written into the goal goes no further

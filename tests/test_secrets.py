@@ -70,3 +70,14 @@ def test_a_secret_is_masked_in_every_common_encoding_and_a_short_key_only_as_a_w
     assert redactor.text(f"url=/p?pw={quote_plus(secret, safe='')}") == "url=/p?pw={{secret:password}}"
     # a one-letter API key (common with local servers) is no reason to rewrite words or JSON keys
     assert redactor.value({"max_steps": 3, "text": "box x next"}) == {"max_steps": 3, "text": f"box {REDACTED} next"}
+
+
+def test_a_secret_written_into_the_goal_never_reaches_the_executor() -> None:
+    from agentpair.models import Task
+    from agentpair.render import executor_context
+    from tools.base import Observation
+
+    task = Task(goal="Sign in with the code Zq7-Walrus-19 and open Billing", secrets={"code": "Zq7-Walrus-19"})
+    context = executor_context(task, Observation(url="http://127.0.0.1/", snapshot='- textbox "Code" [ref=e1]'),
+                               ["Zq7-Walrus-19"])
+    assert "Zq7-Walrus-19" not in context and context.count("{{secret:code}}") >= 2
