@@ -1,6 +1,6 @@
 """agentpair: an autoregressive planner paired with a diffusion executor, driving tools, traced."""
 
-__version__ = "0.1.0"
+from agentpair.version import __version__  # noqa: E402
 
 from agentpair.agent import Agent  # noqa: E402
 from agentpair.events import AgentEvent  # noqa: E402

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from agentpair.goal_words import WORD, by_number, goal_texts, ruled_out_words, said_split, task_words, word_set
-from agentpair.planner import PlanRequest
+from agentpair.plan_request import PlanRequest
 from agentpair.planner_view import BOX_ROLES, PageNames
 
 TRAILING_MARKS = " :*›»>"

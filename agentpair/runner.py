@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from agentpair.agent import Agent
 from agentpair.models import RunResult
-from agentpair.scenarios import Scenario
+
+if TYPE_CHECKING:  # a Scenario runs itself through run_scenario
+    from agentpair.scenarios import Scenario
 
 
 class ScenarioReport(BaseModel):

@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentpair.models import StepRecord, Task
-from agentpair.planner import PlanRequest, ToolInfo, finish_shape, plan_object, plan_request, step_shape
+from agentpair.plan_grounding import grounded_steps
+from agentpair.plan_request import PlanRequest, ToolInfo, finish_shape, plan_object, plan_request, step_shape
 from agentpair.planner_view import PageNames
 from agentpair.redaction import Redactor
 from tools.base import Observation, Tool
@@ -73,8 +74,6 @@ def plan_schema(request: PlanRequest, grounded: bool = False) -> dict[str, Any]:
     """Exactly one step: an act per tool (its name a constant, its args its schema) or a finish;
     `grounded`: one of the grounded steps, each act with its tool's args."""
     if grounded and request.tools and request.names != PageNames():
-        from agentpair.plan_grounding import grounded_steps  # it builds on the planner module
-
         return plan_object([_with_args(shape, request) for shape in grounded_steps(request, reads=False)[0]],
                            max_steps=1)
     acts = [_with_args(step_shape("act", {"tool": {"const": t.name}}, ["tool"]), request) for t in request.tools]

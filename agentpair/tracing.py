@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
-from agentpair import __version__
+from agentpair.version import __version__
 from agentpair.redaction import Redactor
 
 TRACE_FORMAT = "agentpair-trace"

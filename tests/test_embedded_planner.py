@@ -220,6 +220,6 @@ def test_agentpair_run_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> No
     assert out["scenario"] == "login" and out["trace"] == str(trace) and out["steps"] >= 1
     assert out["startup_s"] > 0 and set(out["breakdown_s"]) == {"planner", "executor", "tools", "framework"}
     lines = [json.loads(line) for line in trace.read_text().splitlines()]
-    assert lines[0]["type"] == "header" and any(s["name"].startswith("invoke_agent") for s in lines[1:])
+    assert lines[0]["type"] == "header" and any(s.get("name", "").startswith("invoke_agent") for s in lines[1:])
     time.sleep(0.5)
     assert llama_servers() - before == set()

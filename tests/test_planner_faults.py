@@ -115,7 +115,7 @@ async def test_every_attempt_is_visible_in_the_trace(tmp_path: Path) -> None:
         agent = Agent(planner(fake), ScriptedExecutor([]), SleepyEnvironment(), trace_dir=tmp_path)
         result = await agent.run("say ok", trace=tmp_path / "t.jsonl")
     assert result.finished
-    spans = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()[1:]]
+    spans = [r for line in (tmp_path / "t.jsonl").read_text().splitlines()[1:] if (r := json.loads(line))["type"] == "span"]
     chat = next(s for s in spans if s["name"] == "chat fake")
     attempts = [e["attributes"] for e in chat["events"] if e["name"] == "gen_ai.attempt"]
     assert [a["outcome"] for a in attempts] == ["retry", "ok", "ok"]

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from playwright.async_api import Route
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentpair.datagen.families import buy, login, navigate, search
 from agentpair.datagen.families_forms import config, extract_facts, form
 from agentpair.datagen.plan_vocab import WORDS
-from agentpair.datagen.sites import Episode, Move, Screen
+from agentpair.datagen.screens import open_pages
+from agentpair.datagen.sites import Episode, Move
 from agentpair.datagen.vocab import VOCABS
 from agentpair.models import Plan, Step, StepRecord, Task
 from agentpair.planner import ToolInfo, plan_messages, plan_request, plan_schema
@@ -55,22 +55,6 @@ def episodes(split: str, n: int, seed: int | None = None) -> list[tuple[Episode,
 def episode_key(episode: Episode, take: int) -> str:
     raw = json.dumps([episode.secrets, [[c.screen.url, c.screen.html] for c in episode.calls[:take]]])
     return hashlib.sha1(raw.encode()).hexdigest()
-
-
-async def open_pages(browser: Browser, episode: Episode) -> Callable[[Screen], Awaitable[None]]:
-    """A fresh task context for the episode, every address answered with the page being opened;
-    returns the function that opens a screen."""
-    current: list[str] = [""]
-
-    async def handler(route: Route) -> None:
-        await route.fulfill(body=current[0], content_type="text/html")
-    await browser.start_task("about:blank", allowed_origins=["*"], secrets=episode.secrets)
-    await browser.page.route("**/*", handler)
-
-    async def open_screen(screen: Screen) -> None:
-        current[0] = screen.html
-        await browser.page.goto(screen.url)
-    return open_screen
 
 
 async def _walk(browser: Browser, episode: Episode, take: int) -> list[Observation]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import jsonschema
 
-from agentpair.datagen.plans import open_pages
+from agentpair.datagen.screens import open_pages
 from agentpair.datagen.sites import Episode, Move
 from agentpair.models import Plan, Step, StepRecord, Task
 from agentpair.planner import plan_messages
