@@ -21,7 +21,8 @@ from agentpair.events import AgentEvent
 from agentpair.executor import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
-from agentpair.plan_grounding import FORCED, REFUSED, forced_step, is_button_click, premature_click, typed_field
+from agentpair.form_left import REFUSED, is_button_click, premature_click, typed_field
+from agentpair.plan_grounding import FORCED, forced_step
 from agentpair.planner_view import page_state
 from agentpair.render import executor_context
 from agentpair.redaction import Redactor

@@ -24,7 +24,7 @@ No finish while (still_to_do)
   address lines, quoted texts, dates and times for empty fields);
 - the task asks for no answer and the run has not acted yet, or has not typed a value the goal gives
   (given_values) that this page does not show.
-Refused in the loop (premature_click, only for a planner that asked for grounding)
+Refused in the loop (form_left.premature_click, only for a planner that asked for grounding)
 - a button click while the form lacks what form_left finds; the next plan may only put that in.
 Taken without the planner (forced_step)
 - where the schema allows exactly one step (one act, one wording), the loop takes it.
@@ -40,8 +40,9 @@ import json
 import re
 from typing import Any
 
-from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, labelled_values, listed_before, named_by, named_options,
-                                  ruled_out_words, value_runs, word_set)
+from agentpair.form_left import REFUSED, TYPED, TYPED_OK, aimed_fields, form_left, listed_values, named_boxes, page_shown
+from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, labelled_values, named_by, named_options,
+                                  value_runs, word_set)
 from agentpair.page_clicks import (done_text, hidden_setting, named_links, next_up, offered_clicks, signed_in, to_open,
                                    ways_to_name, writable)
 from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
@@ -53,14 +54,11 @@ CLASSED = set(".$")  # llama.cpp keeps "\." as an escape its grammar rejects: "[
 GROUNDED_TOOLS = ("click", "type", "select", "check", "go_back")
 GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
-TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
 SUBMITTED = re.compile(r'\] act type: type (.+?) into the (.+) (?:field|box) and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
-TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
 OPTIONAL = re.compile(r"\boptional\b", re.I)
-REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 FORCED = "the only step the page allows"  # the thought of a plan the loop took without the planner
 
 
@@ -171,8 +169,8 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
     emails = [v for v in values if EMAIL.match(v)]
     aimed = {text.rstrip(SENTENCE_END): fields for lead, text in goal_texts(request.goal)
-             if (fields := _aimed_fields(request, lead))}
-    listed = _listed(request)
+             if (fields := aimed_fields(request, lead))}
+    listed = listed_values(request)
     owned: dict[str, list[str]] = {}
     for field in request.names.fields:
         own = [v for v, name in secrets.items() if name in field.casefold()]
@@ -288,113 +286,10 @@ def still_to_do(request: PlanRequest) -> list[str]:
     acted = any(re.search(r"\] (?:act \w+|code): .*-> ok$", line) for line in request.history)
     owes_no_answer = not request.output_schema and not READING.search(request.goal)
     idle = ["act on the page"] if owes_no_answer and not acted else []
-    shown = _shown(request)
+    shown = page_shown(request)
     to_enter = [f"type {v}" for v in given_values(request.goal, set(request.names.clickable))
                 if owes_no_answer and f"type {v}" not in done and v not in shown]
     return opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden + idle + to_enter
-
-
-def named_boxes(goal: str) -> list[str]:
-    """The boxes a goal says to put something in ("paste it into the Service config box")."""
-    return re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", goal)
-
-
-def _aimed_fields(request: PlanRequest, lead: str) -> list[str]:
-    """The page's fields the last clause before a text names by one of its words ("this reply" ->
-    "Your reply"), never a secret's: where the goal says the text goes."""
-    clause = word_set(re.split(r"[,;]| and ", lead)[-1])
-    return [f for f in request.names.fields if word_set(f) & clause
-            and not any(s.replace("_", " ").casefold() in f.casefold() for s in request.secret_names)]
-
-
-def _listed(request: PlanRequest) -> dict[str, list[str]]:
-    """The fields right before one the goal labels a code for ("postcode SW1Y 4JH"), each with what
-    the goal lists for it (listed_before), then that field with its code as given whole; in the
-    form's order."""
-    fields, listed = request.names.fields, {}
-    for k, field in enumerate(fields):
-        for before, said in zip(fields[:k][::-1], listed_before(request.goal, field, k)):
-            listed.setdefault(before, [said])
-        codes = [v for v in labelled_values(request.goal, field) if v[-1].isalnum()
-                 and re.search(re.escape(v) + r"(?:[,;.]|$)", request.goal)]
-        if codes and k and fields[k - 1] in listed:
-            listed.setdefault(field, codes[:1])
-    return {field: listed[field] for field in fields if field in listed}
-
-
-def form_left(request: PlanRequest) -> list[tuple[str, str]]:
-    """What the goal gives for this page's form that the form does not hold yet, as the (tool,
-    instruction) steps that put it there: a box it names ("Accept the code of conduct", "T-shirt
-    size L") that is off, a dropdown one option of which it names ("vegetarian meals") showing
-    another, a value it lists for an address form field ("..., London, postcode SW1Y 4JH": _listed)
-    or a text it gives for a field it names ("this reply: ...") never typed, else a value it gives
-    (a quoted text, a date, a time: given_values) never typed nor shown while the page has an
-    empty field, into any empty field. While there is
-    one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
-    a small planner submits a form half filled; after such a refusal, the plan must do these."""
-    names, done = request.names, done_text(request)
-    goal_words = set(re.findall(WORD, request.goal.casefold()))
-    ruled_out = ruled_out_words(request.goal)
-    left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
-            and named_by(goal_words, box) and not any(r <= word_set(box) for r in ruled_out)
-            and f"uncheck the {box.casefold()} box" not in done.casefold() and (said := ways_to_name(box))]
-    for name, options in names.dropdowns.items():
-        named = named_options(request.goal, options)
-        if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):
-            left.append(("select", f"select {named[0]} in the {said[0]} dropdown"))
-    typed = {m.group(2).casefold() for m in map(TYPED_OK.search, request.history) if m}
-    for field, value in _listed(request).items():
-        said = ways_to_name(field)
-        if said and not typed & {n.casefold() for n in said}:
-            left.append(("type", f"type {value[0]} into the {said[0]} field"))
-    for lead, text in goal_texts(request.goal):
-        fields = [said[0] for f in _aimed_fields(request, lead) if (said := ways_to_name(f))]
-        if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
-            left.append(("type", f"type {text} into the {fields[0]} field"))
-    if not any(tool == "type" for tool, _ in left):
-        left += [("type", f"type {value} into the {field} field") for value in _untyped(request)
-                 for field in _empty_fields(request)]
-    return left
-
-
-def _untyped(request: PlanRequest) -> list[str]:
-    """The values the goal gives (given_values) that no step typed and the page does not show (a line
-    that repeats the goal aside), while the page has an empty field."""
-    done = done_text(request)
-    shown = _shown(request)
-    values = given_values(request.goal, set(request.names.clickable)) if _empty_fields(request) else []
-    return [v for v in values if f"type {v}" not in done and v not in shown and writable(v)]
-
-
-def _shown(request: PlanRequest) -> str:
-    """The page view's text, less a line that repeats the goal (a task page may show its own task)."""
-    return "\n".join(line for line in request.page.splitlines() if request.goal not in line)
-
-
-def _empty_fields(request: PlanRequest) -> list[str]:
-    """The page's text fields that show no value and no step failed to type into, as a step says them."""
-    filled = set(re.findall(r'^(?:textbox|searchbox|spinbutton|combobox) "(.+)": ', request.page, re.M))
-    failed = set(re.findall(r"\] act type: type .+? into the (.+) (?:field|box).* -> FAILED", "\n".join(request.history)))
-    return [said[0] for name in request.names.fields if name not in filled
-            and (said := ways_to_name(name)) and not failed & set(said)]
-
-
-def typed_field(instruction: str) -> str | None:
-    """The field a typing step names, as the grounded schema words it ("type X into the Name field")."""
-    match = TYPED.match(instruction)
-    return None if match is None else instruction[match.end(1):].removeprefix(" into the ").removesuffix(
-        " and press Enter").rsplit(" ", 1)[0]
-
-
-def is_button_click(instruction: str) -> bool:
-    """A step that clicks a button, as the grounded schema words it ("click the Send reply button")."""
-    return re.match(r"click the .+ button\b", instruction) is not None
-
-
-def premature_click(request: PlanRequest, instruction: str) -> str | None:
-    """Why a step clicking a button must wait (what form_left finds on the page), else None."""
-    left = form_left(request) if is_button_click(instruction) else []
-    return REFUSED + "; ".join(step for _, step in left) if left else None
 
 
 def _number(value: Any) -> bool:

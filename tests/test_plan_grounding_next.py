@@ -5,7 +5,8 @@ next step alone where the goal and the page make it plain)."""
 from __future__ import annotations
 
 from agentpair.datagen.plans import browser_tools
-from agentpair.plan_grounding import grounded_plan_schema, premature_click
+from agentpair.form_left import premature_click
+from agentpair.plan_grounding import grounded_plan_schema
 from agentpair.planner import PlanRequest
 from agentpair.planner_view import compact_page, page_names
 from tests.grounding_helpers import DONE, SNAPSHOT, act, plan, request, valid

@@ -1,0 +1,120 @@
+"""What the goal gives for a page's form that the form does not hold yet (form_left), and the loop's
+refusal of a button click before it does (premature_click); the grounded schema (plan_grounding)
+offers those steps first and no finish while they are left.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, labelled_values, listed_before, named_by,
+                                  named_options, ruled_out_words, word_set)
+from agentpair.page_clicks import done_text, ways_to_name, writable
+from agentpair.plan_request import PlanRequest
+
+TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
+TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
+REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
+
+
+def named_boxes(goal: str) -> list[str]:
+    """The boxes a goal says to put something in ("paste it into the Service config box")."""
+    return re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", goal)
+
+
+def aimed_fields(request: PlanRequest, lead: str) -> list[str]:
+    """The page's fields the last clause before a text names by one of its words ("this reply" ->
+    "Your reply"), never a secret's: where the goal says the text goes."""
+    clause = word_set(re.split(r"[,;]| and ", lead)[-1])
+    return [f for f in request.names.fields if word_set(f) & clause
+            and not any(s.replace("_", " ").casefold() in f.casefold() for s in request.secret_names)]
+
+
+def listed_values(request: PlanRequest) -> dict[str, list[str]]:
+    """The fields right before one the goal labels a code for ("postcode SW1Y 4JH"), each with what
+    the goal lists for it (listed_before), then that field with its code as given whole; in the
+    form's order."""
+    fields, listed = request.names.fields, {}
+    for k, field in enumerate(fields):
+        for before, said in zip(fields[:k][::-1], listed_before(request.goal, field, k)):
+            listed.setdefault(before, [said])
+        codes = [v for v in labelled_values(request.goal, field) if v[-1].isalnum()
+                 and re.search(re.escape(v) + r"(?:[,;.]|$)", request.goal)]
+        if codes and k and fields[k - 1] in listed:
+            listed.setdefault(field, codes[:1])
+    return {field: listed[field] for field in fields if field in listed}
+
+
+def form_left(request: PlanRequest) -> list[tuple[str, str]]:
+    """What the goal gives for this page's form that the form does not hold yet, as the (tool,
+    instruction) steps that put it there: a box it names ("Accept the code of conduct", "T-shirt
+    size L") that is off, a dropdown one option of which it names ("vegetarian meals") showing
+    another, a value it lists for an address form field ("..., London, postcode SW1Y 4JH": _listed)
+    or a text it gives for a field it names ("this reply: ...") never typed, else a value it gives
+    (a quoted text, a date, a time: given_values) never typed nor shown while the page has an
+    empty field, into any empty field. While there is
+    one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
+    a small planner submits a form half filled; after such a refusal, the plan must do these."""
+    names, done = request.names, done_text(request)
+    goal_words = set(re.findall(WORD, request.goal.casefold()))
+    ruled_out = ruled_out_words(request.goal)
+    left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
+            and named_by(goal_words, box) and not any(r <= word_set(box) for r in ruled_out)
+            and f"uncheck the {box.casefold()} box" not in done.casefold() and (said := ways_to_name(box))]
+    for name, options in names.dropdowns.items():
+        named = named_options(request.goal, options)
+        if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):
+            left.append(("select", f"select {named[0]} in the {said[0]} dropdown"))
+    typed = {m.group(2).casefold() for m in map(TYPED_OK.search, request.history) if m}
+    for field, value in listed_values(request).items():
+        said = ways_to_name(field)
+        if said and not typed & {n.casefold() for n in said}:
+            left.append(("type", f"type {value[0]} into the {said[0]} field"))
+    for lead, text in goal_texts(request.goal):
+        fields = [said[0] for f in aimed_fields(request, lead) if (said := ways_to_name(f))]
+        if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
+            left.append(("type", f"type {text} into the {fields[0]} field"))
+    if not any(tool == "type" for tool, _ in left):
+        left += [("type", f"type {value} into the {field} field") for value in _untyped(request)
+                 for field in _empty_fields(request)]
+    return left
+
+
+def _untyped(request: PlanRequest) -> list[str]:
+    """The values the goal gives (given_values) that no step typed and the page does not show (a line
+    that repeats the goal aside), while the page has an empty field."""
+    done = done_text(request)
+    shown = page_shown(request)
+    values = given_values(request.goal, set(request.names.clickable)) if _empty_fields(request) else []
+    return [v for v in values if f"type {v}" not in done and v not in shown and writable(v)]
+
+
+def page_shown(request: PlanRequest) -> str:
+    """The page view's text, less a line that repeats the goal (a task page may show its own task)."""
+    return "\n".join(line for line in request.page.splitlines() if request.goal not in line)
+
+
+def _empty_fields(request: PlanRequest) -> list[str]:
+    """The page's text fields that show no value and no step failed to type into, as a step says them."""
+    filled = set(re.findall(r'^(?:textbox|searchbox|spinbutton|combobox) "(.+)": ', request.page, re.M))
+    failed = set(re.findall(r"\] act type: type .+? into the (.+) (?:field|box).* -> FAILED", "\n".join(request.history)))
+    return [said[0] for name in request.names.fields if name not in filled
+            and (said := ways_to_name(name)) and not failed & set(said)]
+
+
+def typed_field(instruction: str) -> str | None:
+    """The field a typing step names, as the grounded schema words it ("type X into the Name field")."""
+    match = TYPED.match(instruction)
+    return None if match is None else instruction[match.end(1):].removeprefix(" into the ").removesuffix(
+        " and press Enter").rsplit(" ", 1)[0]
+
+
+def is_button_click(instruction: str) -> bool:
+    """A step that clicks a button, as the grounded schema words it ("click the Send reply button")."""
+    return re.match(r"click the .+ button\b", instruction) is not None
+
+
+def premature_click(request: PlanRequest, instruction: str) -> str | None:
+    """Why a step clicking a button must wait (what form_left finds on the page), else None."""
+    left = form_left(request) if is_button_click(instruction) else []
+    return REFUSED + "; ".join(step for _, step in left) if left else None
