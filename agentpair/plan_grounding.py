@@ -59,6 +59,7 @@ SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
 OPTIONAL = re.compile(r"\boptional\b", re.I)
+READ_ONLY = re.compile(r"\] act (?:read|wait_for|scroll): ")  # steps that leave a page's form as it was
 FORCED = "the only step the page allows"  # the thought of a plan the loop took without the planner
 
 
@@ -280,7 +281,8 @@ def still_to_do(request: PlanRequest) -> list[str]:
     to_fill = [f"fill the {box} box" for box in named_boxes(request.goal)
                if not coded and f"into the {box.casefold()} " not in done.casefold()]
     hidden = hidden_setting(request, [f"click the {name} button" for name in request.names.clickable])
-    last = request.history[-1] if request.history else ""
+    acts = [line for line in request.history if not READ_ONLY.search(line)]  # a read in between sends nothing
+    last = acts[-1] if acts else ""
     unsent = ["send what was typed"] if request.names.fields and " and press Enter" not in last and re.search(
         r"\] (act type|code): .*-> ok$", last) else []
     acted = any(re.search(r"\] (?:act \w+|code): .*-> ok$", line) for line in request.history)

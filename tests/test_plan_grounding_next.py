@@ -432,3 +432,14 @@ def test_a_clickable_the_goal_quotes_by_name_is_the_next_step_where_the_page_sho
     assert not valid(schema, plan(act("click", "click the maple button")))
     elsewhere = grounded_plan_schema(request('Find and click the word "cedar" in the tabs.', text))
     assert valid(elsewhere, plan(act("click", "click the Tab #2 link")))  # not here: the planner looks on
+
+
+def test_a_read_between_typing_and_finishing_sends_nothing() -> None:
+    page = '- textbox "Message" [ref=e1]: See you\n- button "send message" [ref=e2]'
+    typed = ['[1] act type: type See you into the Message field {"ref": "e1", "text": "See you"} -> ok']
+    read = [*typed, '[2] act read: read the message {"ref": "e1"} -> ok']
+    goal = "Write See you in the message."
+    assert not valid(grounded_plan_schema(request(goal, page, history=typed)), DONE)
+    assert not valid(grounded_plan_schema(request(goal, page, history=read)), DONE)
+    sent = [*read, '[3] act click: click the send message button {"ref": "e2"} -> ok']
+    assert valid(grounded_plan_schema(request(goal, page, history=sent)), DONE)

@@ -76,6 +76,10 @@ def mask_secrets(text: str, secrets: dict[str, str]) -> str:
     return replace_forms(text, [(secret, secret_placeholder(name)) for name, secret in secrets.items() if secret])
 
 
+class BrowserError(Exception):
+    """A page-level failure with a message meant for the agent (raised by the browser's actions)."""
+
+
 class Observation(BaseModel):
     """What a tool environment shows of the world at one moment."""
 

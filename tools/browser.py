@@ -23,7 +23,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright
 
-from tools.base import Observation, Tool, Toolbox, ToolResult
+from tools.base import BrowserError, Observation, Tool, Toolbox, ToolResult
 from tools.browser_guard import Guard
 from tools.policy import SafetyEvent, SecretField, TaskPolicy
 from tools.snapshot import INTERACTIVE, excerpt, hide_values, refs_in, trim_snapshot
@@ -35,10 +35,6 @@ LAUNCH_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 PASSWORD_VALUES_JS = "() => Array.from(document.querySelectorAll('input[type=password]'), e => e.value)"
-
-
-class BrowserError(Exception):
-    """A page-level failure with a message meant for the agent."""
 
 
 def find_chromium(explicit: str | None, bundled: str) -> str | None:

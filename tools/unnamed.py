@@ -3,7 +3,7 @@
 - An element the page styles as clickable (a pointer cursor) but gives no role, nor holds a control
   of its own (a clickable list item, card, message row or word), is marked a button named by the
   first line of its text, else, for an icon (an image, a background or CSS content), its title, alt
-  text or first class ("trash"); one whose text
+  text, first class or id ("trash", "send reply"); one whose text
   is a row of inline parts ("Reply Forward") is each part instead, and the textless icons inside a
   marked one are buttons of their own (MARK_CLICKABLE_JS, run in the page before each snapshot).
 - A field or control with no accessible name, and no named control inside it, takes the short text
@@ -21,7 +21,7 @@ MARK_CLICKABLE_JS = """() => {
   const pointer = el => getComputedStyle(el).cursor === 'pointer';
   const text = el => (el.innerText || '').trim().split('\\n')[0].trim();
   const said = el => text(el) || el.getAttribute('title') || el.getAttribute('alt')
-    || (el.classList[0] || '').replace(/[-_]+/g, ' ').trim();
+    || (el.classList[0] || el.id || '').replace(/[-_]+/g, ' ').trim();
   const mark = el => {
     const name = said(el);
     if (!name) return 0;

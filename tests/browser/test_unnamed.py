@@ -59,6 +59,8 @@ PAGE = """<!doctype html><title>Unnamed</title>
 <input id="other">
 <p>Pick <span style="cursor:pointer" onclick="document.getElementById('out').textContent = 'word'">maple</span> now.</p>
 <button style="cursor:pointer">Real button</button>
+<div><span id="send-now" style="cursor:pointer; display:inline-block; width:12px; height:12px;
+  background-image:linear-gradient(red, blue)"></span></div>
 <p id="out"></p>"""
 
 
@@ -72,6 +74,7 @@ async def test_on_a_real_page_the_named_elements_can_be_acted_on_by_their_refs(t
         tomas = next(line for line in lines if line.startswith('- button "Tomas"'))
         assert any(line.startswith('- button "maple"') for line in lines)  # a clickable word in a text
         assert any(line.startswith('- button "Real button"') for line in lines)
+        assert any(line.startswith('- button "send now"') for line in lines)  # an icon: by its id
         arrival = next(line for line in lines if line.startswith('- textbox "Arrival time"'))
         assert any(line.startswith('- textbox "1st textbox"') for line in lines)
         tools = browser.toolbox()
