@@ -179,7 +179,8 @@ class EmbeddedPlanner:
             if not lora.is_file():
                 raise EmbeddedModelError(f"the planner adapter {lora} is missing from this install")
         self.server = LlamaServer(model, lora=lora or None, n_ctx=n_ctx)
-        self._options = {"max_tokens": PLAN_MAX_TOKENS, **planner_options}
+        self._options = {"max_tokens": PLAN_MAX_TOKENS, "grounded": True, **planner_options}
+        self.grounded = bool(self._options["grounded"])  # under the schema grounded in the page, by default
         self._planner: OpenAIPlanner | None = None
         self.name = "embedded:" + (Path(model).name if model else SMOLLM2_FILE)
 
@@ -187,17 +188,15 @@ class EmbeddedPlanner:
     def base_url(self) -> str:
         return self.server.base_url
 
-    grounded = True  # it answers under the schema grounded in the page (plan_grounding)
-
     def identity(self) -> dict[str, object]:
-        return {"kind": "embedded-llamacpp", "grounded": True, "model": self.name.split(":", 1)[1],
+        return {"kind": "embedded-llamacpp", "grounded": self.grounded, "model": self.name.split(":", 1)[1],
                 "lora": str(self.server.lora) if self.server.lora else None}
 
     async def start(self) -> None:
         if self._planner is None:
             await asyncio.to_thread(self.server.start)
             self._planner = OpenAIPlanner(self.server.base_url, model=self.name, api_key="not-needed",
-                                          structured_output="llamacpp", grounded=True,
+                                          structured_output="llamacpp",
                                           **self._options)  # type: ignore[arg-type]
 
     async def plan(self, request: PlanRequest) -> PlanReply:

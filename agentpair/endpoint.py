@@ -145,6 +145,14 @@ class Endpoint:
         """What a trace header may record (never the key)."""
         return {"base_url": self.base_url, "model": self.model, "structured_output": self.format()}
 
+    async def served_models(self) -> list[str]:
+        """The model ids the server lists at /models; [] where it lists none or cannot be asked."""
+        try:
+            page = await self._client.models.list()
+        except (openai.OpenAIError, httpx.HTTPError, ValueError):
+            return []
+        return [m.id for m in page.data if getattr(m, "id", None)]
+
     def format(self) -> str:
         if self.structured_output != "auto":
             return self.structured_output

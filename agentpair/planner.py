@@ -33,10 +33,14 @@ def prompt_and_schema(request: PlanRequest) -> tuple[str, dict[str, Any]]:
     return SYSTEM_PROMPT, plan_schema([t.name for t in request.tools], request.output_schema)
 
 
+DEFAULT_MODEL = "gpt-4o-mini"  # asked for where no model is named and the server does not say its own
+
+
 class OpenAIPlanner:
     """A planner on any OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, llama.cpp, ...).
 
-    Defaults: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AGENTPAIR_PLANNER_MODEL`.
+    Defaults: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AGENTPAIR_PLANNER_MODEL` (else the one model the
+    server lists, else DEFAULT_MODEL).
     """
 
     def __init__(
@@ -55,9 +59,10 @@ class OpenAIPlanner:
         """grounded: answer under the schema narrowed to the page and task (plan_grounding), for a
         server that compiles regex patterns into its grammar (llama.cpp's does)."""
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        model = model or os.environ.get("AGENTPAIR_PLANNER_MODEL") or "gpt-4o-mini"
+        model = model or os.environ.get("AGENTPAIR_PLANNER_MODEL")
+        self._ask_model = model is None  # the server's own, when it serves exactly one (see _settle_model)
         self.endpoint = Endpoint(
-            base_url, model, api_key or os.environ.get("OPENAI_API_KEY"),
+            base_url, model or DEFAULT_MODEL, api_key or os.environ.get("OPENAI_API_KEY"),
             structured_output=structured_output, timeout_s=timeout_s, max_attempts=max_attempts,
             backoff_s=backoff_s, max_tokens=max_tokens,
         )
@@ -71,7 +76,18 @@ class OpenAIPlanner:
     def identity(self) -> dict[str, Any]:
         return {"kind": "openai", **self.endpoint.identity(), "grounded": self.grounded}
 
+    async def _settle_model(self) -> None:
+        """With no model named: the one model the server lists (/v1/models), as a local llama.cpp or
+        vLLM server serves one; DEFAULT_MODEL where it lists several or none, or cannot list."""
+        self._ask_model = False
+        served = await self.endpoint.served_models()
+        if len(served) == 1:
+            self.endpoint.model = served[0]
+            self.name = f"openai:{served[0]}"
+
     async def plan(self, request: PlanRequest) -> PlanReply:
+        if self._ask_model:
+            await self._settle_model()
         if self.grounded and request.single_model:
                 schema = single_model.plan_schema(request, grounded=True)
         elif self.grounded:

@@ -31,14 +31,24 @@ def completion(content: str) -> dict[str, Any]:
 class FakeEndpoint:
     """`with FakeEndpoint([Reply(...), ...]) as fake: fake.base_url`; `fake.requests` holds what came."""
 
-    def __init__(self, replies: list[Reply]) -> None:
+    def __init__(self, replies: list[Reply], models: tuple[str, ...] = ("fake",)) -> None:
         self.replies = list(replies)
+        self.models = list(models)
         self.requests: list[dict[str, Any]] = []
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:  # /v1/models: the models it serves
+                data = json.dumps({"object": "list", "data": [{"id": m, "object": "model", "created": 0,
+                                                               "owned_by": "fake"} for m in fake.models]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

@@ -144,3 +144,15 @@ async def test_an_answer_that_is_no_chat_completion_is_retried_then_a_clear_erro
     with FakeEndpoint([bad]) as fake:
         with pytest.raises(PlannerError, match="not a chat completion"):
             await planner(fake).plan(REQUEST)
+
+
+async def test_with_no_model_named_the_planner_asks_the_server_which_it_serves(monkeypatch) -> None:
+    monkeypatch.delenv("AGENTPAIR_PLANNER_MODEL", raising=False)
+    with FakeEndpoint([Reply(content=GOOD)], models=("qwen-local",)) as fake:
+        one = OpenAIPlanner(base_url=fake.base_url, api_key="sk-test")
+        await one.plan(REQUEST)
+        assert fake.requests[-1]["body"]["model"] == "qwen-local" and one.name == "openai:qwen-local"
+    with FakeEndpoint([Reply(content=GOOD)], models=("a", "b")) as fake:
+        several = OpenAIPlanner(base_url=fake.base_url, api_key="sk-test")
+        await several.plan(REQUEST)
+        assert fake.requests[-1]["body"]["model"] == "gpt-4o-mini"  # which of several is the user's to say

@@ -107,3 +107,14 @@ def test_the_planner_timeout_option_reaches_the_endpoint(monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     args = build_parser().parse_args(["run", "login", "--planner-timeout", "2.5"])
     assert planner_from_args(args).endpoint.timeout_s == 2.5
+
+
+def test_the_grounded_option_reaches_an_endpoint_planner_and_the_embedded_one(monkeypatch) -> None:
+    from agentpair.cli import build_parser, planner_from_args
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert planner_from_args(build_parser().parse_args(["run", "login", "--grounded"])).grounded is True
+    assert planner_from_args(build_parser().parse_args(["run", "login"])).grounded is False
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    assert planner_from_args(build_parser().parse_args(["run", "login"])).grounded is True  # embedded: on
+    assert planner_from_args(build_parser().parse_args(["run", "login", "--no-grounded"])).grounded is False
