@@ -119,10 +119,18 @@ def said_split(goal: str, name: str) -> bool:
                for w in re.findall(r"[^\W\d_]{6,}", name))
 
 
+QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')  # a text the goal puts in straight or curly double quotes
+
+
+def quoted_texts(goal: str) -> list[str]:
+    """The texts the goal quotes, in its order."""
+    return [m.group(1) or m.group(2) for m in QUOTED.finditer(goal)]
+
+
 def goal_texts(goal: str) -> list[tuple[str, str]]:
     """The texts the goal gives to enter, each with the words that lead to it: quoted ones, and one
     closing the goal after a colon ("send the customer this reply: We have issued your refund.")."""
-    texts = [(goal[:m.start()], m.group(1) or m.group(2)) for m in re.finditer(r'"([^"]+)"|“([^”]+)”', goal)]
+    texts = [(goal[:m.start()], m.group(1) or m.group(2)) for m in QUOTED.finditer(goal)]
     closing = re.search(r":\s+([^:\"“”]+?)[.!]?$", goal)
     if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1) \
             and not re.match(r"(field|box)\b", closing.group(1)):  # a label's own colon: "the Definition file: field"
@@ -141,8 +149,7 @@ def task_words(goal: str) -> set[str]:
 def given_values(goal: str, clickable: set[str]) -> list[str]:
     """The values the goal gives to enter: its quoted texts that name nothing clickable here, and its
     dates and times ("05/20/2010", "2027-03-04", "9:37")."""
-    quoted = [a or b for a, b in re.findall(r'"([^"]+)"|“([^”]+)”', goal)][:8]
-    quoted = [text for text in quoted if text not in clickable]
+    quoted = [text for text in quoted_texts(goal)[:8] if text not in clickable]
     inside = " ".join(quoted)
     dates = [d for d in DATE_OR_TIME.findall(goal) if d not in inside]
     return list(dict.fromkeys([*quoted, *dates]))

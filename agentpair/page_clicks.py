@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from agentpair.goal_words import WORD, by_number, goal_texts, ruled_out_words, said_split, task_words, word_set
+from agentpair.goal_words import (WORD, by_number, goal_texts, quoted_texts, ruled_out_words, said_split, task_words,
+                                  word_set)
 from agentpair.plan_request import PlanRequest
 from agentpair.planner_view import BOX_ROLES, PageNames
 
@@ -161,7 +162,7 @@ def to_open(request: PlanRequest, split: bool = False) -> list[str]:
     step of the run clicked."""
     goal = " ".join(re.findall(WORD, request.goal))
     clicked = done_text(request).casefold()
-    quoted = {a or b for a, b in re.findall(r'"([^"]+)"|“([^”]+)”', request.goal)}
+    quoted = set(quoted_texts(request.goal))
     return [name for name in request.names.clickable if (said := " ".join(re.findall(WORD, name)))
             and (said_split(goal, name) or name in quoted
                  or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))

@@ -5,6 +5,7 @@ can be read at once."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -12,6 +13,7 @@ PACKAGES = ("agentpair", "executor_engine", "tools", "scenarios")
 CLI = {"agentpair.cli", "agentpair.cli_run", "agentpair.cli_bench", "agentpair.cli_trace", "agentpair.cli_options"}
 
 
+@functools.lru_cache(maxsize=1)
 def modules() -> dict[str, Path]:
     found = {}
     for package in PACKAGES:

@@ -119,12 +119,18 @@ asyncio.run(agent.run("loop forever", max_steps=1000, trace={path!r}))
 """
 
 
+def spawn(script: str, path: Path, says: bytes) -> subprocess.Popen[bytes]:
+    """`script` (with {root} and {path} filled in) in a child Python, once it has said `says`."""
+    root = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen([sys.executable, "-c", script.format(root=root, path=str(path))],
+                            stdout=subprocess.PIPE, cwd=root)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == says
+    return proc
+
+
 def test_sigkill_mid_run_leaves_a_readable_trace(tmp_path: Path) -> None:
     path = tmp_path / "killed.jsonl"
-    root = str(Path(__file__).resolve().parents[1])
-    proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN.format(root=root, path=str(path))],
-                            stdout=subprocess.PIPE, cwd=root)
-    assert proc.stdout.readline().strip() == b"started"
+    proc = spawn(KILLED_RUN, path, b"started")
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and (not path.exists() or path.read_text().count("\"name\": \"execute_tool click\"") < 5):
         time.sleep(0.05)
@@ -157,10 +163,7 @@ def test_sigkill_during_start_up_leaves_a_trace_that_says_what_the_run_was(tmp_p
     from agentpair.trace_reader import load_trace
 
     path = tmp_path / "starting.jsonl"
-    root = str(Path(__file__).resolve().parents[1])
-    proc = subprocess.Popen([sys.executable, "-c", KILLED_IN_STARTUP.format(root=root, path=str(path))],
-                            stdout=subprocess.PIPE, cwd=root)
-    assert proc.stdout.readline().strip() == b"starting"
+    proc = spawn(KILLED_IN_STARTUP, path, b"starting")
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     tree = load_trace(path)
