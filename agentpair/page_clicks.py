@@ -18,7 +18,7 @@ OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click(?: on)?|p
 SHOPPING = {"add", "basket", "buy", "cart", "check", "checkout", "deliver", "delivery", "get", "order", "purchase",
             "ship", "shipping", "shop", "want"}
 DELETING = {"delete", "remove", "trash", "discard", "erase"}
-MARKING = {"star", "important", "favorite", "favourite", "mark", "flag"}
+MARKING = {"star", "favorite", "favourite", "mark", "flag"}
 SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
                 **{verb: DELETING for verb in ("delete", "remove", "trash")}, "star": MARKING, "flag": MARKING,
                 **{verb: {verb} for verb in ("archive", "cancel", "follow", "notify", "share",
