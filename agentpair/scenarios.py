@@ -309,7 +309,7 @@ def load(name: str, root: Path | None = None) -> Scenario:
     base = root or SCENARIOS_DIR
     path = base / name / "scenario.toml"
     if name in ("", ".", "..") or "/" in name or "\\" in name:
-        raise ScenarioError(f"a scenario name is a folder name under {base}, not a path: {name!r}")
+        raise ScenarioError(f"{name!r} is not a scenario name but a path: a name is a folder under {base}")
     if not path.is_file():
         raise ScenarioError(f"no scenario {name!r} in {base}; available: {', '.join(list_names(base)) or 'none'}")
     try:
