@@ -117,7 +117,9 @@ async def goto(browser: Browser, url: str) -> ToolResult:
 
 async def click(browser: Browser, ref: str) -> ToolResult:
     async def act() -> str:
-        await (await browser.locate(ref)).click()
+        locator = await browser.locate(ref)
+        await locator.hover()  # a look the pointer swaps in (a hover image) settles before the press lands
+        await locator.click()
         return f"clicked {ref}"
 
     return await browser.run_action("click", act)

@@ -142,38 +142,44 @@ MAX_TELLING = 40  # the longest part that tells same-named elements apart
 def told_apart(snapshot: str) -> dict[str, str]:
     """For elements sharing a role and a name (a "Moby Dick" link per edition, an
     "Add to wishlist" button per result): each one's ref -> the first part of what its list item
-    says that no other such element's item says ("Audiobook, 2004"). Elements alike in every part,
-    or in no list item, are not told apart."""
-    items: dict[tuple[str, str], list[tuple[str, list[str]]]] = {}
+    says that no other such element's item says ("Audiobook, 2004"). Where the nearest items say
+    the same (a row of actions under each post), the items around them are read, outward. Elements
+    alike in every part, or in no list item, are not told apart."""
+    items: dict[tuple[str, str], list[tuple[str, list[list[str]]]]] = {}
 
     def visit(nodes: list[Element], around: list[Element]) -> None:
         for node in nodes:
             ref = REF.search(node.attrs)
             if node.role in INTERACTIVE and node.name and ref:
-                parts = [part for text in _said(_item(around)) for part in PART_BREAK.split(text)]
-                items.setdefault((node.role, node.name), []).append(
-                    (ref.group(1), [p for p in parts if p != node.name]))
+                levels = [[p for text in _said([item]) for p in PART_BREAK.split(text) if p != node.name]
+                          for item in _items(around)]
+                items.setdefault((node.role, node.name), []).append((ref.group(1), levels))
             visit(node.children, [*around, node])
 
     visit(parse_elements(snapshot), [])
     apart = {}
     for alike in items.values():
-        for ref, parts in alike if len(alike) > 1 else []:
-            others = {p for other, their in alike if other != ref for p in their}
-            telling = [p for p in parts if p not in others and len(p) <= MAX_TELLING]
-            if telling:
-                apart[ref] = telling[0]
+        for ref, levels in alike if len(alike) > 1 else []:
+            for depth, parts in enumerate(levels):
+                others = {p for other, theirs in alike if other != ref for p in (theirs[depth] if depth < len(theirs) else [])}
+                telling = [p for p in parts if p not in others and len(p) <= MAX_TELLING]
+                if telling:
+                    apart[ref] = telling[0]
+                    break
     return apart
 
 
 def _item(around: list[Element]) -> list[Element]:
     """The list item among `around` (an element's ancestors, outermost first) holding it: the
     nearest that has a sibling of its own role and is not a table cell; [] where none is."""
-    for depth in range(len(around) - 1, 0, -1):
-        node, peers = around[depth], around[depth - 1].children
-        if node.role not in CELLS and sum(peer.role == node.role for peer in peers) > 1:
-            return [node]
-    return []
+    return _items(around)[:1]
+
+
+def _items(around: list[Element]) -> list[Element]:
+    """Every such list item among `around`, the nearest first."""
+    return [around[depth] for depth in range(len(around) - 1, 0, -1)
+            if around[depth].role not in CELLS and sum(peer.role == around[depth].role
+                                                       for peer in around[depth - 1].children) > 1]
 
 
 def first_items(snapshot: str) -> list[str]:

@@ -1,15 +1,17 @@
 """Names for what a page leaves unnamed, so that a step can say them.
 
-- An element the page styles as clickable (a pointer cursor) but gives no role, nor holds a control
-  of its own (a clickable list item, card, message row or word), is marked a button named by the
-  first line of its text, else, for an icon (an image, a background or CSS content), its title, alt
-  text, first class or id ("trash", "send reply"); one whose text
-  is a row of inline parts ("Reply Forward") is each part instead, and the textless icons inside a
-  marked one are buttons of their own (MARK_CLICKABLE_JS, run in the page before each snapshot).
+- An element the page styles as clickable (a pointer cursor, or one its :hover style gives) but
+  gives no role, nor holds a control of its own (a clickable list item, card, message row or word),
+  is marked a button named by the first line of its text, else, for an icon (an image, a
+  background or CSS content), its title, alt text, first class or id ("trash", "send reply"); one
+  whose text is a row of inline parts ("Reply Forward") or a list of items is each part instead,
+  and the textless icons inside a marked one are buttons of their own (MARK_CLICKABLE_JS, run in
+  the page before each snapshot).
 - A field or control with no accessible name, and no named control inside it, takes the short text
   right before it under the same parent (a label the page did not tie to it), or before its parent
-  when it comes first there (a field in a table cell after its header cell), else its place among
-  the unnamed ones of its role: "2nd textbox" (name_unnamed, on the snapshot).
+  when it comes first there (a field in a table cell after its header cell), if that text has a
+  letter (a slider's "-1" is no label), else its place among all of its role on the page:
+  "2nd textbox" (name_unnamed, on the snapshot).
 """
 
 from __future__ import annotations
@@ -18,7 +20,16 @@ import re
 
 MARK_CLICKABLE_JS = """() => {
   const controls = 'a,button,input,select,textarea,label,option,summary,[role]';
-  const pointer = el => getComputedStyle(el).cursor === 'pointer';
+  const hovered = [];  // selectors whose :hover style alone shows the pointer (".controls span:hover")
+  for (const sheet of document.styleSheets) {
+    let rules = [];
+    try { rules = Array.from(sheet.cssRules); } catch (e) { continue; }  // another origin's sheet
+    for (const rule of rules)
+      if (rule.selectorText && rule.style && rule.style.cursor === 'pointer' && rule.selectorText.includes(':hover'))
+        hovered.push(...rule.selectorText.split(',').filter(s => s.includes(':hover')).map(s => s.replace(/:hover/g, '')));
+  }
+  const matches = (el, sel) => { try { return el.matches(sel); } catch (e) { return false; } };
+  const pointer = el => getComputedStyle(el).cursor === 'pointer' || hovered.some(sel => matches(el, sel));
   const text = el => (el.innerText || '').trim().split('\\n')[0].trim();
   const said = el => text(el) || el.getAttribute('title') || el.getAttribute('alt')
     || (el.classList[0] || el.id || '').replace(/[-_]+/g, ' ').trim();
@@ -26,19 +37,21 @@ MARK_CLICKABLE_JS = """() => {
     const name = said(el);
     if (!name) return 0;
     el.setAttribute('role', 'button');
+    el.setAttribute('data-agentpair-marked', '');
     el.setAttribute('aria-label', name.slice(0, 60));
     return 1;
   };
-  const icon = el => !text(el) && !el.children.length && el.getBoundingClientRect().width > 0 && (
+  const icon = el => !text(el) && !el.children.length && el.getClientRects().length > 0 && (
     el.matches('img,svg') || el.hasAttribute('title') || getComputedStyle(el).backgroundImage !== 'none'
     || !['normal', 'none'].includes(getComputedStyle(el).content));
   let marked = 0;
   for (const el of document.body ? document.body.querySelectorAll('*') : []) {
     if (el.matches(controls) || el.querySelector(controls) || !pointer(el)) continue;
     const parent = el.parentElement;
-    if (parent && parent !== document.body && pointer(parent) && !parent.hasAttribute('data-agentpair-split')) continue;
+    if (parent && parent.hasAttribute('data-agentpair-marked')) continue;  // inside a marked clickable
     const texts = Array.from(el.children).filter(c => text(c));
-    if (texts.length >= 2 && texts.every(c => getComputedStyle(c).display.startsWith('inline'))) {
+    const part = c => getComputedStyle(c).display.startsWith('inline') || c.tagName === 'LI';
+    if (texts.length >= 2 && texts.every(part)) {
       el.setAttribute('data-agentpair-split', '');  // a row of words, each its own click
       texts.forEach(c => { if (!c.querySelector(controls)) marked += mark(c); });
       continue;
@@ -65,15 +78,15 @@ def name_unnamed(snapshot: str, interactive: set[str]) -> str:
     numbered: dict[str, int] = {}
     out = list(lines)
     for i, match in enumerate(matches):
-        if not match or match["quote"] or "[ref=" not in match["rest"] or match["name"] or "[aria-hidden]" in match["rest"]:
+        if not match or match["quote"] or "[ref=" not in match["rest"] or "[aria-hidden]" in match["rest"]:
             continue
         role = match["role"]
-        if role not in interactive or _holds_named_control(matches, indents, i, interactive):
+        if role not in interactive:
             continue
-        name = _label_before(lines, matches, indents, i, interactive)
-        if not name:
-            numbered[role] = numbered.get(role, 0) + 1
-            name = f"{ordinal(numbered[role])} {role}"
+        numbered[role] = numbered.get(role, 0) + 1  # its place among all of its role, named or not
+        if match["name"] or _holds_named_control(matches, indents, i, interactive):
+            continue
+        name = _label_before(lines, matches, indents, i, interactive) or f"{ordinal(numbered[role])} {role}"
         quoted = name.replace("\\", "\\\\").replace('"', '\\"')
         out[i] = f'{match["lead"]}{role} "{quoted}"{match["rest"]}{match["tail"] or ""}'
     return "\n".join(out)
@@ -115,5 +128,5 @@ def _label_before(lines: list[str], matches: list[re.Match[str] | None], indents
         value = VALUE.match(lines[j])
         text = value["value"] if value else matches[j]["name"] if matches[j] and matches[j]["name"] else ""
         text = " ".join(text.strip().strip("'\"").split())
-        return text if len(text) <= LABEL_CHARS else ""
+        return text if len(text) <= LABEL_CHARS and any(c.isalpha() for c in text) else ""
     return ""

@@ -336,3 +336,28 @@ def test_the_name_of_the_thing_the_instruction_names_is_its_name() -> None:
     assert "" in page_values(plain, schema, "extract the name and price")["/name"]  # no heading: as before
     titled = {"type": "object", "properties": {"title": {"type": "string"}}}  # an article's title need not be it
     assert "" in page_values(page, titled, "extract the title")["/title"]
+
+
+POSTS = """- generic [ref=e1]:
+  - generic [ref=e2]:
+    - generic [ref=e3]:
+      - text: Ines @ines
+      - generic [ref=e4]: 2h ago
+    - generic [ref=e5]: Rain again.
+    - generic [ref=e6]:
+      - button "reply" [ref=e7]
+      - button "like" [ref=e8]
+  - generic [ref=e9]:
+    - generic [ref=e10]:
+      - text: Olu @olu
+      - generic [ref=e11]: 5h ago
+    - generic [ref=e12]: Sun at last.
+    - generic [ref=e13]:
+      - button "reply" [ref=e14]
+      - button "like" [ref=e15]"""
+
+
+def test_where_the_nearest_items_say_the_same_the_items_around_them_tell_apart() -> None:
+    apart = told_apart(POSTS)  # each post's row of actions says only "reply like": its post tells
+    assert apart["e7"] == "Ines @ines" and apart["e14"] == "Olu @olu"
+    assert apart["e8"] == "Ines @ines" and apart["e15"] == "Olu @olu"

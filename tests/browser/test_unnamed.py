@@ -11,7 +11,7 @@ from tools.snapshot import INTERACTIVE
 from tools.unnamed import name_unnamed
 
 
-def test_an_unnamed_field_takes_the_short_text_before_it_else_its_place_among_its_role() -> None:
+def test_an_unnamed_field_takes_the_short_text_before_it_else_its_place_among_all_of_its_role() -> None:
     snapshot = """- generic [ref=e1]:
   - generic [ref=e2]:
     - generic [ref=e3]: Arrival time
@@ -21,8 +21,8 @@ def test_an_unnamed_field_takes_the_short_text_before_it_else_its_place_among_it
   - button "Go" [ref=e7]"""
     named = name_unnamed(snapshot, INTERACTIVE)
     assert '- textbox "Arrival time" [ref=e4]' in named
-    assert '- textbox "1st textbox" [ref=e5]' in named  # the sibling before it has children: no label
-    assert '- textbox "2nd textbox" [ref=e6]' in named
+    assert '- textbox "2nd textbox" [ref=e5]' in named  # the sibling before it has children: no label
+    assert '- textbox "3rd textbox" [ref=e6]' in named  # counted with the named one before it
     assert '- button "Go" [ref=e7]' in named
     table = """- table [ref=e1]:
   - row [ref=e2]:
@@ -33,7 +33,19 @@ def test_an_unnamed_field_takes_the_short_text_before_it_else_its_place_among_it
     - cell [ref=e7]:
       - textbox [ref=e8]"""
     named = name_unnamed(table, INTERACTIVE)
-    assert '- textbox "Director" [ref=e5]' in named and '- textbox "1st textbox" [ref=e8]' in named
+    assert '- textbox "Director" [ref=e5]' in named and '- textbox "2nd textbox" [ref=e8]' in named
+
+
+def test_a_text_without_a_letter_is_no_label() -> None:
+    snapshot = """- generic [ref=e1]:
+  - slider [ref=e2]
+  - generic [ref=e3]: "-1"
+  - checkbox [ref=e4]
+  - checkbox [ref=e5]
+  - checkbox [ref=e6]"""
+    named = name_unnamed(snapshot, INTERACTIVE)
+    assert '- checkbox "1st checkbox" [ref=e4]' in named  # not "-1", the slider's value beside it
+    assert '- checkbox "3rd checkbox" [ref=e6]' in named
 
 
 def test_a_control_holding_a_named_control_or_quoted_is_left_as_it_is() -> None:
@@ -76,13 +88,42 @@ async def test_on_a_real_page_the_named_elements_can_be_acted_on_by_their_refs(t
         assert any(line.startswith('- button "Real button"') for line in lines)
         assert any(line.startswith('- button "send now"') for line in lines)  # an icon: by its id
         arrival = next(line for line in lines if line.startswith('- textbox "Arrival time"'))
-        assert any(line.startswith('- textbox "1st textbox"') for line in lines)
+        assert any(line.startswith('- textbox "2nd textbox"') for line in lines)  # after "Arrival time"
         tools = browser.toolbox()
         ref = lambda line: line.split("[ref=")[1].split("]")[0]
         assert (await tools.get("click")({"ref": ref(tomas)})).ok
         assert (await tools.get("type")({"ref": ref(arrival), "text": "10:30"})).ok
         assert await browser.page.inner_text("#out") == "opened Tomas"
         assert await browser.page.input_value("#arrival") == "10:30"
+
+
+ICON = "data:image/svg+xml;utf8,<svg xmlns='http://www.w3.org/2000/svg' width='12' height='12'/>"
+MENU = """<!doctype html><title>Posts</title>
+<style>
+.acts span:hover, .acts ul:hover { cursor: pointer; }
+.star, .more { content: url("%s"); }
+.hide { display: none; }
+</style>
+<div class="acts"><span class="star" onclick="out.textContent = 'starred'"></span>
+  <span><span class="more" onclick="this.nextElementSibling.classList.toggle('hide')"></span>
+    <ul class="hide"><li onclick="out.textContent = 'copied'">Copy link</li><li onclick="out.textContent = 'muted'">Mute</li></ul>
+  </span></div>
+<p id="out"></p>""" % ICON
+
+
+@pytest.mark.asyncio
+async def test_what_only_its_hover_style_shows_clickable_is_named_and_a_list_of_actions_is_each_action(tmp_path) -> None:
+    (tmp_path / "menu.html").write_text(MENU)
+    async with Browser() as browser:
+        await browser.start_task(start_url=(tmp_path / "menu.html").as_uri(), allow_file_urls=True)
+        ref = lambda snapshot, name: snapshot.split(f'button "{name}" [ref=')[1].split("]")[0]
+        snapshot = (await browser.observe()).snapshot
+        assert 'button "star"' in snapshot and 'button "Copy link"' not in snapshot  # the menu is shut
+        assert (await browser.toolbox().get("click")({"ref": ref(snapshot, "more")})).ok
+        snapshot = (await browser.observe()).snapshot
+        assert 'button "Copy link"' in snapshot and 'button "Mute"' in snapshot  # each item, not the list
+        assert (await browser.toolbox().get("click")({"ref": ref(snapshot, "Mute")})).ok
+        assert await browser.page.inner_text("#out") == "muted"
 
 
 def test_ordinals_read_as_people_say_them() -> None:
