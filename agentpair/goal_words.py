@@ -10,6 +10,8 @@ MAX_VALUE_WORDS = 12
 OPENERS = "\"'“‘([{<"
 CLOSERS = "\"'”’)]}>,;:"
 SENTENCE_END = ".!?"
+UNIT_WORDS = {"kg", "g", "mg", "lb", "lbs", "oz", "m", "cm", "mm", "km", "ft", "l", "ml", "gb", "tb", "mb",
+              "%", "h", "min", "s", "pcs", "pack", "packs"}
 COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
 WORD = r"\w(?:[\w'.-]*\w)?"
 DATE_OR_TIME = re.compile(r"\b\d{1,4}[/:-]\d{1,2}(?:[/-]\d{1,4})?\b")
@@ -19,14 +21,19 @@ def value_runs(words: list[str], start: int) -> list[str]:
     """The runs of up to MAX_VALUE_WORDS words from `start` a value can be (see typed_values)."""
     found: dict[str, None] = {}
     for end in range(start + 1, min(start + MAX_VALUE_WORDS, len(words)) + 1):
-        if end == start + 1 < len(words) and words[start].isdigit():
-            continue  # a bare number the goal's words run on from ("3 kg", "40 Elm Road") is no value
+        if end == start + 1 < len(words) and words[start].isdigit() and _qualifies(words[end]):
+            continue  # a number a unit or a name qualifies ("3 kg", "40 Elm Road") is no value alone
         run = " ".join(words[start:end]).lstrip(OPENERS).rstrip(CLOSERS)
         if "(not" in words[start:end]:
             break  # it runs into what the goal rules out ("3 kg (not the 1 kg bag)")
         for value in (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
             found.setdefault(value, None)
     return list(found)
+
+
+def _qualifies(word: str) -> bool:
+    """A word after a number that makes it part of a longer value: a unit or a capitalised name."""
+    return word[:1].isupper() or word.lower().rstrip(CLOSERS + SENTENCE_END) in UNIT_WORDS
 
 
 def labelled_values(goal: str, field: str) -> list[str]:

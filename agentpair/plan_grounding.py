@@ -6,7 +6,8 @@ Names (tools/unnamed.py, planner_view.page_names)
 - a disabled element takes no step.
 What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
 - it names only elements the page has, in the page's words; same-named ones told apart by their item;
-- it types only a run of the goal's words, an extracted value or a secret's placeholder;
+- it types only a run of the goal's words, a text the page shows whole (a line of text, a field's
+  value), an extracted value or a secret's placeholder;
 - a secret goes only into the field named after it, an e-mail into a mail field, a value the goal
   labels with a field's word ("postcode X") into that field;
 - a box is offered the verb that turns it, never the one undoing the run's own step;
@@ -56,6 +57,9 @@ GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
 SUBMITTED = re.compile(r'\] act type: type (.+?) into the (.+) (?:field|box) and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
+FIELD_VALUE = re.compile(r'^(?:textbox|searchbox|spinbutton|combobox) "[^"]*"(?: \[[^\]]*\])*: (.+)$')
+ROLE_LINE = re.compile(r'^[a-z]+(?: "|:| \[|$)')  # an element's line, not a line of text
+PAGE_TEXT_CHARS = 120
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
 OPTIONAL = re.compile(r"\boptional\b", re.I)
@@ -70,9 +74,12 @@ def _literal(text: str) -> str:
 
 def typed_values(request: PlanRequest) -> list[str]:
     """What a step may type: every run of up to MAX_VALUE_WORDS of the goal's words (quotes and
-    brackets off its ends; with and without a closing full stop), extracted values, placeholders."""
+    brackets off its ends; with and without a closing full stop), the texts the page shows (shown_texts),
+    extracted values, placeholders."""
     words = request.goal.split()
     found = {value: None for start in range(len(words)) for value in value_runs(words, start)}
+    for text in shown_texts(request.page):
+        found.setdefault(text, None)
     for item in request.memory:
         for value in (item.values() if isinstance(item, dict) else [item]):
             if isinstance(value, (str, int, float)) and not isinstance(value, bool):
@@ -80,6 +87,19 @@ def typed_values(request: PlanRequest) -> list[str]:
     for name in request.secret_names:
         found.setdefault("{{secret:" + name + "}}", None)
     return [value for value in found if writable(value)]
+
+
+def shown_texts(page: str) -> list[str]:
+    """The texts a page shows whole that a goal may ask to copy: each line of plain text and each
+    field's value, up to PAGE_TEXT_CHARS long (a page's long prose is no value to type)."""
+    found = []
+    for line in page.splitlines():
+        line = line.strip()
+        value = FIELD_VALUE.match(line)
+        text = value.group(1) if value else line if not ROLE_LINE.match(line) else ""
+        if 0 < len(text) <= PAGE_TEXT_CHARS:
+            found.append(text)
+    return found
 
 
 def _one_of(texts: list[str]) -> str:

@@ -1,0 +1,44 @@
+"""What a grounded step may type: runs of the goal's words (a bare number too, unless a unit or a
+name qualifies it) and the texts the page shows whole (a line of text, a field's value)."""
+
+from __future__ import annotations
+
+from agentpair.goal_words import value_runs
+from agentpair.plan_grounding import grounded_plan_schema, shown_texts
+from tests.grounding_helpers import act, plan, request, valid
+
+FORM = """- generic [ref=e1]:
+  - heading "Notice" [level=2] [ref=e2]
+  - generic [ref=e3]: Bring a torch to the cellar at dusk.
+  - textbox "Source" [ref=e4]: Lantern oil is on the shelf.
+  - textbox "Guests" [ref=e5]
+  - textbox "Answer" [ref=e6]
+  - button "Send" [ref=e7]"""
+
+
+def test_a_bare_number_is_a_value_unless_a_unit_or_a_name_runs_on_from_it() -> None:
+    words = "Book a room for 4 guests, 3 kg of rice and 40 Elm Road".split()
+    assert "4" in value_runs(words, words.index("4"))
+    assert "3" not in value_runs(words, words.index("3"))  # "3 kg" is the value
+    assert "40" not in value_runs(words, words.index("40"))  # "40 Elm Road" is the value
+    assert "40 Elm Road" in value_runs(words, words.index("40"))
+
+
+def test_the_texts_a_page_shows_whole_are_lines_of_text_and_field_values() -> None:
+    page = request(snapshot=FORM).page
+    assert shown_texts(page) == ["Bring a torch to the cellar at dusk.", "Lantern oil is on the shelf."]
+
+
+def test_a_step_may_copy_what_the_page_shows_into_a_field_but_not_made_up_text() -> None:
+    goal = "Copy the notice into the Answer field and press Send."
+    schema = grounded_plan_schema(request(goal=goal, snapshot=FORM))
+    assert valid(schema, plan(act("type", "type Bring a torch to the cellar at dusk. into the Answer field"),
+                              act("click", "click the Send button")))
+    assert valid(schema, plan(act("type", "type Lantern oil is on the shelf. into the Answer field")))
+    assert not valid(schema, plan(act("type", "type Bring a lamp to the cellar into the Answer field")))
+
+
+def test_a_number_the_goal_gives_for_a_count_may_be_typed_alone() -> None:
+    goal = "Reserve a table for 6 guests and press Send."
+    schema = grounded_plan_schema(request(goal=goal, snapshot=FORM))
+    assert valid(schema, plan(act("type", "type 6 into the Guests field"), act("click", "click the Send button")))
