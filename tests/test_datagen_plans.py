@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from agentpair.bench_planner import plan_correct
-from agentpair.datagen.plans import FAMILIES, build, episodes
+from agentpair.datagen.plans import FAMILIES, HELDOUT_FAMILIES, build, episodes
 from agentpair.datagen.sites import Episode
 from agentpair.datagen.vocab import VOCABS
 from agentpair.models import Plan
@@ -41,8 +41,10 @@ def test_episodes_are_deterministic_and_families_share_the_calls() -> None:
     first, again = _calls("train", 70), _calls("train", 70)
     assert _text(first) == _text(again)
     assert _text(episodes("train", 70, seed=5)) != _text(first)
-    per_family = {f: sum(t for e, t in first if e.family == f) for f in FAMILIES}
-    assert sum(per_family.values()) == 70 and set(per_family.values()) == {10}
+    per_family = {f: sum(t for e, t in first if e.family == f) for f in FAMILIES if f not in HELDOUT_FAMILIES}
+    assert sum(per_family.values()) == 70 and set(per_family.values()) == {7}
+    heldout = {e.family for e, _ in _calls("heldout", 44)}
+    assert HELDOUT_FAMILIES <= heldout and not HELDOUT_FAMILIES & {e.family for e, _ in first}  # a family never trained on
 
 
 def test_no_heldout_site_name_label_or_value_occurs_in_the_train_split() -> None:

@@ -175,7 +175,7 @@ TRAIN_LABELS: dict[str, list[str]] = {
     "contact_link": ["Contact", "Message us", "Support", "Drop us a line", "Feedback"],
     "message_field": ["Question", "Details", "What's on your mind?", "Your note", "Enquiry"],
     "submit": ["Send", "Done", "Confirm", "Finish", "Send message", "Save and submit", "Go ahead"],
-    "ticket_field": ["Ticket", "Pass", "Tier", "Attendee type"],
+    "ticket_field": ["Ticket", "Pass", "Ticket class", "Attendee type"],
     "ticket": ["VIP", "Virtual", "Exhibitor", "Volunteer", "Press", "Two-day pass"],
     "terms": ["I agree to the terms and conditions", "I accept the house rules",
               "I have read and accept the policy", "I consent to the terms"],

@@ -1,5 +1,5 @@
-"""Planner training data: episodes of seven task families on generated sites, their pages rendered
-once in Chromium, and one example per planner call, its messages built exactly as at run time:
+"""Planner training data: episodes of ten task families on generated sites (one held out whole),
+their pages rendered once in Chromium, and one example per planner call, its messages built exactly as at run time:
 `python -m agentpair.datagen.plans --out data/planner --train 1200 --heldout 150`."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentpair.datagen.families import buy, login, navigate, search
 from agentpair.datagen.families_forms import config, extract_facts, form
+from agentpair.datagen.families_widgets import copy, describe, numbers, pick
 from agentpair.datagen.plan_vocab import WORDS
 from agentpair.datagen.screens import open_pages
 from agentpair.datagen.sites import Episode, Move
@@ -33,7 +34,9 @@ from tools.snapshot import find_ref
 
 FAMILIES: dict[str, Callable[..., Episode]] = {
     "login": login, "search": search, "navigate": navigate, "buy": buy, "form": form,
-    "extract": extract_facts, "code": config}
+    "extract": extract_facts, "code": config, "describe": describe, "pick": pick, "copy": copy,
+    "numbers": numbers}
+HELDOUT_FAMILIES = {"numbers"}  # never trained on: held-out figures on a family, not only on names
 SEEDS = {"train": 2000, "heldout": 9500}  # not the executor's seeds; held-out has its own vocabulary
 Walk = Callable[[Browser, Episode, int], Awaitable[list[Any]]]  # an episode's pages, as a run sees them
 
@@ -42,8 +45,9 @@ def episodes(split: str, n: int, seed: int | None = None) -> list[tuple[Episode,
     """Episodes holding n planner calls, the families in equal shares: (episode, calls to use)."""
     rng = random.Random(SEEDS[split] if seed is None else seed)
     out = []
-    for i, make in enumerate(FAMILIES.values()):
-        quota = n // len(FAMILIES) + (i < n % len(FAMILIES))
+    families = [make for name, make in FAMILIES.items() if split != "train" or name not in HELDOUT_FAMILIES]
+    for i, make in enumerate(families):
+        quota = n // len(families) + (i < n % len(families))
         while quota > 0:
             episode = make(rng, VOCABS[split], WORDS[split])
             take = min(quota, len(episode.calls))

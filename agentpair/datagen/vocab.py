@@ -33,7 +33,7 @@ POOLS: dict[str, list[str]] = {
     "nav": ["Home", "About", "Pricing", "Blog", "Careers", "Reach us", "Support", "Docs", "Press",
             "Partners", "Events", "Boutique", "Deals", "Gallery", "Forum", "Jobs", "News", "Leadership",
             "Stories", "Community", "Features", "Help", "Store", "Offers", "Resources",
-            "Downloads", "Investors", "Catalog", "Journal", "Services"],
+            "Downloads", "Investors", "Catalog", "Journal", "Solutions"],
     "setting": ["Dark mode", "Email notifications", "Two-factor login", "Auto-save",
                 "Show avatars", "Weekly digest", "Sound effects", "Compact view",
                 "Location sharing", "Push alerts", "Public profile", "Read receipts",
