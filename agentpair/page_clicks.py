@@ -1,7 +1,8 @@
 """Which clicks a grounded plan step may make on a page, and when one is plainly the next step:
 the page's clickables as a step says them, less boxes, side effects the goal does not ask for,
 what it rules out and what changed nothing; on a page with nothing to fill, the link the goal
-names or asks to open, the way to the cart once it is filled, what shows a hidden setting.
+names or asks to open, the way to the cart once it is filled, what shows a hidden setting; while
+a name the goal says to click is elsewhere, the tabs and links that may show it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ SETTING = re.compile(r"\b(?:set(?! up\b)|change|switch|turn)(?: the| my| your)? 
 DISCLOSURE = re.compile(r"click the (?:(?:show|see|view) (?:more|advanced|all)|more|advanced|expand)\b.* button$", re.I)
 WHERE = r"\b(?:under|inside|from the|in the)\s+{name}\b|\b{name}\s*(?:>|, then\b)"  # where a page is
 LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
+QUOTED_CLICK = re.compile(r'\bclick(?:\s+on)?(?:\s+the)?(?:\s+(?:link|button|tab|word|item))?\s+["“]([^"”]+)["”]', re.I)
+VIEW_ROLES = {"link", "tab"}  # what switches the view: a link, a tab (a section that expands)
 
 
 def writable(text: str) -> bool:
@@ -155,6 +158,32 @@ def done_text(request: PlanRequest) -> str:
     return " ".join(line for line in request.history if line.endswith("-> ok"))
 
 
+def bare(name: str) -> str:
+    """A name as said, its closing punctuation off ("cursus." is the word "cursus")."""
+    return name.rstrip(".,;:!?").casefold()
+
+
+def sought(request: PlanRequest) -> list[str]:
+    """The names the goal says to click in quotes (click on the link "X") that no clickable here has
+    and no step of the run clicked: they are elsewhere, behind a tab or a link."""
+    shown, clicked = {bare(n) for n in request.names.clickable}, done_text(request).casefold()
+    return [name for m in QUOTED_CLICK.finditer(request.goal) if bare(name := m.group(1)) not in shown
+            and f"click the {bare(name)}" not in clicked]
+
+
+def seeking(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """While the goal's quoted click is not on this page (sought): the links and tabs here that the
+    run has not clicked, not the page's other content; all clicks where there are none."""
+    if not sought(request):
+        return clicks
+    views = [said for name, roles in request.names.clickable.items() if VIEW_ROLES & set(roles)
+             for said in ways_to_name(name)]
+    clicked = done_text(request).casefold()
+    kept = [c for c in clicks if any(c.startswith(f"click the {said} ") for said in views)
+            and f"{c.casefold()} " not in clicked]
+    return kept or clicks
+
+
 def to_open(request: PlanRequest, split: bool = False) -> list[str]:
     """The clickables here the goal asks to open or press ("... and go to Messages", "open Preferences",
     "press Submit"), or quotes by their whole name (click the link "Pricing"), or
@@ -162,8 +191,8 @@ def to_open(request: PlanRequest, split: bool = False) -> list[str]:
     step of the run clicked."""
     goal = " ".join(re.findall(WORD, request.goal))
     clicked = done_text(request).casefold()
-    quoted = set(quoted_texts(request.goal))
+    quoted = {bare(q) for q in quoted_texts(request.goal)}
     return [name for name in request.names.clickable if (said := " ".join(re.findall(WORD, name)))
-            and (said_split(goal, name) or name in quoted
+            and (said_split(goal, name) or bare(name) in quoted
                  or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
             and f"click the {name.casefold()} " not in clicked]

@@ -16,10 +16,11 @@ What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
 - a button that adds, buys, deletes, subscribes (its first word) only when the goal asks for such;
   nothing the goal rules out ("not the ..."); of numbered things, the number the goal says;
 - on a page with nothing to fill: the links the goal names, else what it asks to open, else (once
-  the cart holds what it buys) the cart; where the form hides a setting the goal sets, "show more".
+  the cart holds what it buys) the cart; where the form hides a setting the goal sets, "show more";
+- while a name the goal says to click in quotes is not on the page: only links and tabs not yet clicked.
 - with an answer schema: extract exactly the unread fields, then answer with the values read.
 No finish while (still_to_do)
-- a clickable here the goal asks to open or press is unclicked;
+- a clickable here the goal asks to open or press is unclicked, or one it says to click is elsewhere;
 - a text the goal gives to enter is untyped or unsent, a box it names to fill is empty;
 - the form lacks what the goal gives for it (form_left: boxes and options it names, listed
   address lines, quoted texts, dates and times for empty fields);
@@ -44,8 +45,8 @@ from typing import Any
 from agentpair.form_left import REFUSED, TYPED, TYPED_OK, aimed_fields, form_left, listed_values, named_boxes, page_shown
 from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, labelled_values, named_by, named_options,
                                   value_runs, word_set)
-from agentpair.page_clicks import (done_text, hidden_setting, named_links, next_up, offered_clicks, signed_in, to_open,
-                                   ways_to_name, writable)
+from agentpair.page_clicks import (done_text, hidden_setting, named_links, next_up, offered_clicks, seeking, signed_in,
+                                   sought, to_open, ways_to_name, writable)
 from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.models import Step
 from agentpair.planner_view import PageNames
@@ -123,6 +124,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
         clicks = hidden
     elif not names.fields and (signed_in(request) or not request.secret_names):  # the way to sign in: any words
         clicks = named_links(request, clicks)
+    clicks = seeking(request, clicks)
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     submitted = [m for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(3)) == m.group(1)]
@@ -311,7 +313,9 @@ def still_to_do(request: PlanRequest) -> list[str]:
     shown = page_shown(request)
     to_enter = [f"type {v}" for v in given_values(request.goal, set(request.names.clickable))
                 if owes_no_answer and f"type {v}" not in done and v not in shown]
-    return opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden + idle + to_enter
+    elsewhere = [f"click {name}" for name in sought(request)]
+    return (opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden + idle + to_enter
+            + elsewhere)
 
 
 def _number(value: Any) -> bool:

@@ -1,0 +1,41 @@
+"""Clicks the grounded schema offers while what the goal says to click is elsewhere: the page's
+tabs and links, each once, and no finish until it is clicked."""
+
+from __future__ import annotations
+
+from agentpair.plan_grounding import grounded_plan_schema
+from tests.grounding_helpers import DONE, act, plan, request, valid
+
+TABS = """- generic [ref=e1]:
+  - tablist [ref=e2]:
+    - tab [ref=e3] [expanded]:
+      - link "Spring" [ref=e4]
+    - tab [ref=e5]:
+      - link "Summer" [ref=e6]
+    - tab [ref=e7]:
+      - link "Autumn" [ref=e8]
+  - generic [ref=e9]:
+    - text: Rain and
+    - button "thaw," [ref=e10]
+    - button "bloom" [ref=e11]"""
+GOAL = 'Look through the tabs and click on the word "harvest".'
+
+
+def test_while_the_quoted_click_is_elsewhere_only_tabs_and_links_not_yet_clicked_are_offered() -> None:
+    schema = grounded_plan_schema(request(goal=GOAL, snapshot=TABS))
+    assert valid(schema, plan(act("click", "click the Autumn link")))
+    assert not valid(schema, plan(act("click", "click the bloom button")))  # the page's other words
+    assert not valid(schema, DONE)  # what it says to click was never clicked
+    history = ['[1] act click: click the Autumn link {"ref": "e8"} -> ok']
+    schema = grounded_plan_schema(request(goal=GOAL, snapshot=TABS, history=history))
+    assert not valid(schema, plan(act("click", "click the Autumn link")))
+    assert valid(schema, plan(act("click", "click the Summer link")))
+
+
+def test_once_shown_the_quoted_word_is_the_next_step_whatever_punctuation_follows_it() -> None:
+    shown = TABS.replace('button "bloom" [ref=e11]', 'button "harvest." [ref=e11]')
+    schema = grounded_plan_schema(request(goal=GOAL, snapshot=shown))
+    assert valid(schema, plan(act("click", "click the harvest. button")))
+    assert not valid(schema, plan(act("click", "click the Autumn link")))
+    done = ['[1] act click: click the harvest. button {"ref": "e11"} -> ok']
+    assert valid(grounded_plan_schema(request(goal=GOAL, snapshot=shown, history=done)), DONE)
