@@ -15,6 +15,8 @@ from agentpair.plan_request import PlanRequest
 TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
 TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
+SPINNER = re.compile(r'^spinbutton "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*(?::\s*(.*))?$', re.M)
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 
 def named_boxes(goal: str) -> list[str]:
@@ -54,7 +56,8 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     (a quoted text, a date, a time: given_values) never typed nor shown while the page has an
     empty field, into any empty field. While there is
     one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
-    a small planner submits a form half filled; after such a refusal, the plan must do these."""
+    a small planner submits a form half filled; after such a refusal, the plan must do these. The
+    one number a goal gives goes into the page's one number field (_number_to_set)."""
     names, done = request.names, done_text(request)
     goal_words = set(re.findall(WORD, request.goal.casefold()))
     ruled_out = ruled_out_words(request.goal)
@@ -75,9 +78,25 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
             left.append(("type", f"type {text} into the {fields[0]} field"))
     if not any(tool == "type" for tool, _ in left):
+        left += _number_to_set(request)
+    if not any(tool == "type" for tool, _ in left):
         left += [("type", f"type {value} into the {field} field") for value in _untyped(request)
                  for field in _empty_fields(request)]
     return left
+
+
+def _number_to_set(request: PlanRequest) -> list[tuple[str, str]]:
+    """The one number the goal gives, for the page's one number field (a spin button) showing
+    another, while no step has typed it."""
+    spinners = SPINNER.findall(request.page)
+    numbers = set(NUMBER.findall(request.goal.rstrip(SENTENCE_END)))
+    if len(spinners) != 1 or len(numbers) != 1:
+        return []
+    (name, shown), number = spinners[0], numbers.pop()
+    said = ways_to_name(name.replace('\\"', '"'))
+    if shown.strip() == number or f"type {number} " in done_text(request) or not said:
+        return []
+    return [("type", f"type {number} into the {said[0]} field")]
 
 
 def _untyped(request: PlanRequest) -> list[str]:

@@ -23,7 +23,8 @@ No finish while (still_to_do)
 - a clickable here the goal asks to open or press is unclicked, or one it says to click is elsewhere;
 - a text the goal gives to enter is untyped or unsent, a box it names to fill is empty;
 - the form lacks what the goal gives for it (form_left: boxes and options it names, listed
-  address lines, quoted texts, dates and times for empty fields);
+  address lines, quoted texts, dates and times for empty fields, its one number for the one
+  number field);
 - the task asks for no answer and the run has not acted yet, or has not typed a value the goal gives
   (given_values) that this page does not show.
 Refused in the loop (form_left.premature_click, only for a planner that asked for grounding)

@@ -3,6 +3,7 @@ name qualifies it) and the texts the page shows whole (a line of text, a field's
 
 from __future__ import annotations
 
+from agentpair.form_left import premature_click
 from agentpair.goal_words import value_runs
 from agentpair.plan_grounding import grounded_plan_schema, shown_texts
 from tests.grounding_helpers import act, plan, request, valid
@@ -42,3 +43,21 @@ def test_a_number_the_goal_gives_for_a_count_may_be_typed_alone() -> None:
     goal = "Reserve a table for 6 guests and press Send."
     schema = grounded_plan_schema(request(goal=goal, snapshot=FORM))
     assert valid(schema, plan(act("type", "type 6 into the Guests field"), act("click", "click the Send button")))
+
+
+SPINNER = """- generic [ref=e1]:
+  - spinbutton "Pick a value:" [ref=e2]: "0"
+  - button "Submit" [ref=e3]"""
+
+
+def test_the_one_number_the_goal_gives_goes_into_the_one_number_field_before_any_button() -> None:
+    goal = "Set -7 with the spinner and press Submit."
+    before = request(goal=goal, snapshot=SPINNER)
+    assert premature_click(before, "click the Submit button")
+    schema = grounded_plan_schema(before)  # the loop refuses the early click; the schema offers the typing
+    assert valid(schema, plan(act("type", "type -7 into the Pick a value: field"), act("click", "click the Submit button")))
+    typed = request(goal=goal, snapshot=SPINNER.replace('"0"', '"-7"'),
+                    history=['[1] act type: type -7 into the Pick a value: field {"ref": "e2"} -> ok'])
+    assert premature_click(typed, "click the Submit button") is None
+    two = request(goal="Set 3 and then 4 and press Submit.", snapshot=SPINNER)
+    assert premature_click(two, "click the Submit button") is None  # which number is for it: the planner's call
