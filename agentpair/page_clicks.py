@@ -63,7 +63,8 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     """The clicks offered on this page: no box (a box is checked), no step that changed nothing on this
     very page (request.unchanged), no side effect the goal does not ask for (asked_for) or the run
     made already, no click on what the goal rules out (ruled_out_words), nor on a thing numbered
-    other than the goal numbers it (by_number)."""
+    other than the goal numbers it (by_number), nor on one of a shared name whose item the goal
+    does not say where it says another's (told_by_goal)."""
     names, done = request.names, set(request.unchanged)
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
               for role in dict.fromkeys(roles) if role not in BOX_ROLES
@@ -71,7 +72,21 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     ruled_out, goal_words = ruled_out_words(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
     clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
-    return [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.history)]
+    clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.history)]
+    return told_by_goal(request, clicks)
+
+
+def told_by_goal(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """Of the elements sharing a name, told apart by their items (telling), the ones whose telling
+    part says a word of the goal (the star of the mail from Giulia, the reply under @kenda's post),
+    where the goal says such a word: not the others, nor the bare name."""
+    goal_words = {w for w in word_set(request.goal) if len(w) > 2}
+    for name, tells in request.names.told_apart.items():
+        said = [t for t in tells if word_set(t) & goal_words - word_set(name)]
+        if said:
+            ways = tuple(f"click the {w} " for w in ways_to_name(name))
+            clicks = [c for c in clicks if not c.startswith(ways) or any(c.endswith(f" ({t})") for t in said)]
+    return clicks
 
 
 def signed_in(request: PlanRequest) -> bool:

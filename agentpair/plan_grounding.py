@@ -5,7 +5,8 @@ Names (tools/unnamed.py, planner_view.page_names)
 - an unnamed field takes the short text before it, else its place among its role ("2nd textbox");
 - a disabled element takes no step.
 What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
-- it names only elements the page has, in the page's words; same-named ones told apart by their item;
+- it names only elements the page has, in the page's words; same-named ones told apart by their item,
+  and only those whose item says a word of the goal where some do;
 - it types only a run of the goal's words, a text the page shows whole (a line of text, a field's
   value), an extracted value or a secret's placeholder;
 - a secret goes only into the field named after it, an e-mail into a mail field, a value the goal

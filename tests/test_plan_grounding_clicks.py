@@ -39,3 +39,23 @@ def test_once_shown_the_quoted_word_is_the_next_step_whatever_punctuation_follow
     assert not valid(schema, plan(act("click", "click the Autumn link")))
     done = ['[1] act click: click the harvest. button {"ref": "e11"} -> ok']
     assert valid(grounded_plan_schema(request(goal=GOAL, snapshot=shown, history=done)), DONE)
+
+
+INBOX = """- generic [ref=e1]:
+  - generic [ref=e2]:
+    - button "Odile" [ref=e3]
+    - text: Odile Tea at four?
+    - button "star" [ref=e4]
+  - generic [ref=e5]:
+    - button "Bruno" [ref=e6]
+    - text: Bruno The lease
+    - button "star" [ref=e7]"""
+
+
+def test_of_same_named_buttons_only_those_whose_item_the_goal_says_are_offered() -> None:
+    schema = grounded_plan_schema(request(goal="Star the message from Bruno.", snapshot=INBOX))
+    assert valid(schema, plan(act("click", "click the star button (Bruno)")))
+    assert not valid(schema, plan(act("click", "click the star button (Odile)")))
+    assert not valid(schema, plan(act("click", "click the star button")))
+    either = grounded_plan_schema(request(goal="Star one of the messages.", snapshot=INBOX))
+    assert valid(either, plan(act("click", "click the star button (Odile)")))  # the goal says neither
