@@ -30,6 +30,8 @@ DISCLOSURE = re.compile(r"click the (?:(?:show|see|view) (?:more|advanced|all)|m
 WHERE = r"\b(?:under|inside|from the|in the)\s+{name}\b|\b{name}\s*(?:>|, then\b)"  # where a page is
 LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
 QUOTED_CLICK = re.compile(r'\bclick(?:\s+on)?(?:\s+the)?(?:\s+(?:link|button|tab|word|item))?\s+["“]([^"”]+)["”]', re.I)
+CLAUSE_VERB = r"(?:^|[.!?;]\s+|\b(?:and|then)\s+)"  # before a clause's first word, its verb ("... and forward it")
+CLICK_VERBS = {"click", "press", "hit", "tap", "open", "go", "visit", "view", "show"}
 VIEW_ROLES = {"link", "tab"}  # what switches the view: a link, a tab (a section that expands)
 
 
@@ -197,6 +199,16 @@ def seeking(request: PlanRequest, clicks: list[str]) -> list[str]:
     kept = [c for c in clicks if any(c.startswith(f"click the {said} ") for said in views)
             and f"{c.casefold()} " not in clicked]
     return kept or clicks
+
+
+def clause_buttons(request: PlanRequest) -> list[str]:
+    """The buttons here whose one-word name is the verb a clause of the goal opens with ("... and
+    forward it to Kim": Forward; not a verb that says to click) that no step of the run clicked."""
+    clicked = done_text(request).casefold()
+    return [name for name, roles in request.names.clickable.items() if "button" in roles
+            and len(said := re.findall(WORD, name)) == 1 and said[0].casefold() not in CLICK_VERBS
+            and re.search(CLAUSE_VERB + re.escape(said[0]) + r"\b", request.goal, re.I)
+            and f"click the {name.casefold()} " not in clicked]
 
 
 def to_open(request: PlanRequest, split: bool = False) -> list[str]:

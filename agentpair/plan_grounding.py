@@ -21,7 +21,8 @@ What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
 - while a name the goal says to click in quotes is not on the page: only links and tabs not yet clicked.
 - with an answer schema: extract exactly the unread fields, then answer with the values read.
 No finish while (still_to_do)
-- a clickable here the goal asks to open or press is unclicked, or one it says to click is elsewhere;
+- a clickable here the goal asks to open or press is unclicked, or one it says to click is elsewhere,
+  or a button named by the verb a clause of the goal opens with ("... and forward it": Forward);
 - a text the goal gives to enter is untyped or unsent, a box it names to fill is empty;
 - the form lacks what the goal gives for it (form_left: boxes and options it names, listed
   address lines, quoted texts, dates and times for empty fields, its one number for the one
@@ -47,7 +48,7 @@ from typing import Any
 from agentpair.form_left import REFUSED, TYPED, TYPED_OK, aimed_fields, form_left, listed_values, named_boxes, page_shown
 from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, labelled_values, named_by, named_options,
                                   value_runs, word_set)
-from agentpair.page_clicks import (done_text, hidden_setting, named_links, next_up, offered_clicks, seeking, signed_in,
+from agentpair.page_clicks import (clause_buttons, done_text, hidden_setting, named_links, next_up, offered_clicks, seeking, signed_in,
                                    sought, to_open, ways_to_name, writable)
 from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.models import Step
@@ -298,7 +299,7 @@ def still_to_do(request: PlanRequest) -> list[str]:
     while the run has taken none.
     While there is one, no finish is offered: a small planner calls a goal done a page early."""
     done = done_text(request)
-    opening = [f"click the {name}" for name in to_open(request)]
+    opening = [f"click the {name}" for name in dict.fromkeys([*to_open(request), *clause_buttons(request)])]
     texts = [text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)]
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
     coded = any(re.search(r"\] code: .* -> ok$", line) for line in request.history)

@@ -59,3 +59,22 @@ def test_of_same_named_buttons_only_those_whose_item_the_goal_says_are_offered()
     assert not valid(schema, plan(act("click", "click the star button")))
     either = grounded_plan_schema(request(goal="Star one of the messages.", snapshot=INBOX))
     assert valid(either, plan(act("click", "click the star button (Odile)")))  # the goal says neither
+
+
+MAIL = """- generic [ref=e1]:
+  - button "Reply" [ref=e2]
+  - button "Forward" [ref=e3]
+  - button "Print" [ref=e4]"""
+
+
+def test_no_finish_while_a_button_named_by_the_verb_a_clause_opens_with_is_unclicked() -> None:
+    schema = grounded_plan_schema(request(goal="Open the note from Bruno and forward it to Ida.", snapshot=MAIL))
+    assert valid(schema, plan(act("click", "click the Forward button")))
+    assert not valid(schema, DONE)
+    history = ['[1] act click: click the Forward button {"ref": "e3"} -> ok']
+    assert valid(grounded_plan_schema(request(goal="Open the note from Bruno and forward it to Ida.", snapshot=MAIL,
+                                              history=history)), DONE)
+    printed = ['[1] act click: click the Print button {"ref": "e4"} -> ok']
+    loose = grounded_plan_schema(request(goal="Print the note; I will reply to him later.", snapshot=MAIL,
+                                         history=printed))
+    assert valid(loose, DONE)  # "reply" opens no clause there
