@@ -57,7 +57,8 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     empty field, into any empty field. While there is
     one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
     a small planner submits a form half filled; after such a refusal, the plan must do these. The
-    one number a goal gives goes into the page's one number field (_number_to_set)."""
+    one number a goal gives goes into the page's one number field (_number_to_set); where it gives no
+    values, a table's row into the field of its label (_from_table)."""
     names, done = request.names, done_text(request)
     goal_words = set(re.findall(WORD, request.goal.casefold()))
     ruled_out = ruled_out_words(request.goal)
@@ -78,11 +79,22 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
             left.append(("type", f"type {text} into the {fields[0]} field"))
     if not any(tool == "type" for tool, _ in left):
-        left += _number_to_set(request)
+        left += _number_to_set(request) or _from_table(request)
     if not any(tool == "type" for tool, _ in left):
         left += [("type", f"type {value} into the {field} field") for value in _untyped(request)
                  for field in _empty_fields(request)]
     return left
+
+
+def _from_table(request: PlanRequest) -> list[tuple[str, str]]:
+    """Where the goal gives no values of its own, each empty field labelled like a table row's
+    first cell ("First name:" for "row: First name | Rhiamon") takes that row's next cell."""
+    if given_values(request.goal, set(request.names.clickable)) or goal_texts(request.goal):
+        return []
+    rows = {cells[0].casefold(): cells[1] for line in request.page.splitlines() if line.startswith("row: ")
+            and len(cells := line.removeprefix("row: ").split(" | ")) >= 2}
+    return [("type", f"type {value} into the {field} field") for field in _empty_fields(request)
+            if (value := rows.get(field.rstrip(" :*").casefold())) and writable(value)]
 
 
 def _number_to_set(request: PlanRequest) -> list[tuple[str, str]]:

@@ -7,8 +7,8 @@ Names (tools/unnamed.py, planner_view.page_names)
 What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
 - it names only elements the page has, in the page's words; same-named ones told apart by their item,
   and only those whose item says a word of the goal where some do;
-- it types only a run of the goal's words, a text the page shows whole (a line of text, a field's
-  value), an extracted value or a secret's placeholder;
+- it types only a run of the goal's words, a text the page shows whole (a line of text, a table
+  cell, a field's value), an extracted value or a secret's placeholder;
 - a secret goes only into the field named after it, an e-mail into a mail field, a value the goal
   labels with a field's word ("postcode X") into that field;
 - a box is offered the verb that turns it, never the one undoing the run's own step;
@@ -26,7 +26,7 @@ No finish while (still_to_do)
 - a text the goal gives to enter is untyped or unsent, a box it names to fill is empty;
 - the form lacks what the goal gives for it (form_left: boxes and options it names, listed
   address lines, quoted texts, dates and times for empty fields, its one number for the one
-  number field);
+  number field; where it gives no values, a table row's value for the empty field of its label);
 - the task asks for no answer and the run has not acted yet, or has not typed a value the goal gives
   (given_values) that this page does not show.
 Refused in the loop (form_left.premature_click, only for a planner that asked for grounding)
@@ -94,15 +94,15 @@ def typed_values(request: PlanRequest) -> list[str]:
 
 
 def shown_texts(page: str) -> list[str]:
-    """The texts a page shows whole that a goal may ask to copy: each line of plain text and each
-    field's value, up to PAGE_TEXT_CHARS long (a page's long prose is no value to type)."""
+    """The texts a page shows whole that a goal may ask to copy: each line of plain text, each table
+    cell and each field's value, up to PAGE_TEXT_CHARS long (a page's long prose is no value to type)."""
     found = []
     for line in page.splitlines():
         line = line.strip()
         value = FIELD_VALUE.match(line)
-        text = value.group(1) if value else line if not ROLE_LINE.match(line) else ""
-        if 0 < len(text) <= PAGE_TEXT_CHARS:
-            found.append(text)
+        texts = [value.group(1)] if value else line.removeprefix("row: ").split(" | ") if line.startswith("row: ") \
+            else [line] if not ROLE_LINE.match(line) else []
+        found += [text for text in texts if 0 < len(text) <= PAGE_TEXT_CHARS]
     return found
 
 

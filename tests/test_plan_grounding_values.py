@@ -3,7 +3,7 @@ name qualifies it) and the texts the page shows whole (a line of text, a field's
 
 from __future__ import annotations
 
-from agentpair.form_left import premature_click
+from agentpair.form_left import REFUSED, premature_click
 from agentpair.goal_words import value_runs
 from agentpair.plan_grounding import grounded_plan_schema, shown_texts
 from tests.grounding_helpers import act, plan, request, valid
@@ -61,3 +61,26 @@ def test_the_one_number_the_goal_gives_goes_into_the_one_number_field_before_any
     assert premature_click(typed, "click the Submit button") is None
     two = request(goal="Set 3 and then 4 and press Submit.", snapshot=SPINNER)
     assert premature_click(two, "click the Submit button") is None  # which number is for it: the planner's call
+
+
+TABLE = """- generic [ref=e1]:
+  - table [ref=e2]:
+    - rowgroup [ref=e3]:
+      - row [ref=e4]:
+        - cell "Colour" [ref=e5]
+        - cell "Teal" [ref=e6]
+      - row [ref=e7]:
+        - cell "Size" [ref=e8]
+        - cell "XL" [ref=e9]
+  - textbox "Size:" [ref=e10]
+  - button "Submit" [ref=e11]"""
+
+
+def test_where_the_goal_gives_no_values_a_field_takes_the_table_row_of_its_label() -> None:
+    goal = "Fill the form with the values the table gives for its labels, then submit."
+    before = request(goal=goal, snapshot=TABLE)
+    assert "row: Size | XL" in before.page
+    assert premature_click(before, "click the Submit button") == REFUSED + "type XL into the Size: field"
+    assert valid(grounded_plan_schema(before), plan(act("type", "type XL into the Size: field")))
+    given = request(goal='Type "M" into the size field and submit.', snapshot=TABLE)
+    assert "type XL" not in (premature_click(given, "click the Submit button") or "")  # the goal's own value rules
