@@ -10,7 +10,8 @@
 - A field or control with no accessible name, and no named control inside it, takes the short text
   right before it under the same parent (a label the page did not tie to it), or before its parent
   when it comes first there (a field in a table cell after its header cell), if that text has a
-  letter (a slider's "-1" is no label), else its place among all of its role on the page:
+  letter and ends no sentence (a slider's "-1", an instruction above the form are no labels),
+  else its place among all of its role on the page:
   "2nd textbox" (name_unnamed, on the snapshot).
 """
 
@@ -48,7 +49,7 @@ MARK_CLICKABLE_JS = """() => {
   for (const el of document.body ? document.body.querySelectorAll('*') : []) {
     if (el.matches(controls) || el.querySelector(controls) || !pointer(el)) continue;
     const parent = el.parentElement;
-    if (parent && parent.hasAttribute('data-agentpair-marked')) continue;  // inside a marked clickable
+    if (parent && parent.closest('[data-agentpair-marked]')) continue;  // inside a marked clickable
     const texts = Array.from(el.children).filter(c => text(c));
     const part = c => getComputedStyle(c).display.startsWith('inline') || c.tagName === 'LI';
     if (texts.length >= 2 && texts.every(part)) {
@@ -128,5 +129,6 @@ def _label_before(lines: list[str], matches: list[re.Match[str] | None], indents
         value = VALUE.match(lines[j])
         text = value["value"] if value else matches[j]["name"] if matches[j] and matches[j]["name"] else ""
         text = " ".join(text.strip().strip("'\"").split())
-        return text if len(text) <= LABEL_CHARS and any(c.isalpha() for c in text) else ""
+        label = len(text) <= LABEL_CHARS and any(c.isalpha() for c in text) and not text.endswith(".")
+        return text if label else ""
     return ""

@@ -45,6 +45,8 @@ def test_a_text_without_a_letter_is_no_label() -> None:
   - checkbox [ref=e6]"""
     named = name_unnamed(snapshot, INTERACTIVE)
     assert '- checkbox "1st checkbox" [ref=e4]' in named  # not "-1", the slider's value beside it
+    said = name_unnamed('- generic [ref=e1]:\n  - generic [ref=e2]: Type your name below.\n  - textbox [ref=e3]', INTERACTIVE)
+    assert '- textbox "1st textbox" [ref=e3]' in said  # a sentence is no label
     assert '- checkbox "3rd checkbox" [ref=e6]' in named
 
 
@@ -65,7 +67,7 @@ PAGE = """<!doctype html><title>Unnamed</title>
   <div class="row" style="cursor:pointer" onclick="document.getElementById('out').textContent = 'opened Mira'">
     <div>Mira</div><div>Lunch on Tuesday?</div></div>
   <div class="row" style="cursor:pointer" onclick="document.getElementById('out').textContent = 'opened Tomas'">
-    <div>Tomas</div><div>Invoice 7</div></div>
+    <div><span>Tomas</span> <span>Invoice 7</span></div><div>Due Friday</div></div>
 </div>
 <div><span>Arrival time</span><input id="arrival"></div>
 <input id="other">
@@ -83,7 +85,8 @@ async def test_on_a_real_page_the_named_elements_can_be_acted_on_by_their_refs(t
         await browser.start_task(start_url=(tmp_path / "index.html").as_uri(), allow_file_urls=True)
         observation = await browser.observe()
         lines = {line.strip() for line in observation.snapshot.splitlines()}
-        tomas = next(line for line in lines if line.startswith('- button "Tomas"'))
+        tomas = next(line for line in lines if line.startswith('- button "Tomas Invoice 7"'))  # its first line
+        assert not any(line.startswith('- button "Invoice 7"') for line in lines)  # a part deep inside the row
         assert any(line.startswith('- button "maple"') for line in lines)  # a clickable word in a text
         assert any(line.startswith('- button "Real button"') for line in lines)
         assert any(line.startswith('- button "send now"') for line in lines)  # an icon: by its id
