@@ -16,6 +16,7 @@ TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
 TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 SPINNER = re.compile(r'^spinbutton "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*(?::\s*(.*))?$', re.M)
+NOT_WANTED = r"\b(?:not|no)\s+(?:an? |the |any )?([^,.;:()]+)"  # "do not subscribe to the newsletter"
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 
@@ -50,7 +51,8 @@ def listed_values(request: PlanRequest) -> dict[str, list[str]]:
 def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     """What the goal gives for this page's form that the form does not hold yet, as the (tool,
     instruction) steps that put it there: a box it names ("Accept the code of conduct", "T-shirt
-    size L") that is off, a dropdown one option of which it names ("vegetarian meals") showing
+    size L") that is off, a box that is on naming what it says no to ("do not subscribe to the
+    newsletter": the last word of the clause), a dropdown one option of which it names ("vegetarian meals") showing
     another, a value it lists for an address form field ("..., London, postcode SW1Y 4JH": _listed)
     or a text it gives for a field it names ("this reply: ...") never typed, else a value it gives
     (a quoted text, a date, a time: given_values) never typed nor shown while the page has an
@@ -65,6 +67,9 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
             and named_by(goal_words, box) and not any(r <= word_set(box) for r in ruled_out)
             and f"uncheck the {box.casefold()} box" not in done.casefold() and (said := ways_to_name(box))]
+    refused = {clause.split()[-1].casefold() for clause in re.findall(NOT_WANTED, request.goal, re.I)}
+    left += [("check", f"uncheck the {said[0]} box") for box in names.checked if box in names.boxes
+             and refused & word_set(box) and (said := ways_to_name(box))]
     for name, options in names.dropdowns.items():
         named = named_options(request.goal, options)
         if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):

@@ -24,7 +24,8 @@ No finish while (still_to_do)
 - a clickable here the goal asks to open or press is unclicked, or one it says to click is elsewhere,
   or a button named by the verb a clause of the goal opens with ("... and forward it": Forward);
 - a text the goal gives to enter is untyped or unsent, a box it names to fill is empty;
-- the form lacks what the goal gives for it (form_left: boxes and options it names, listed
+- the form lacks what the goal gives for it (form_left: boxes and options it names, boxes on that
+  name what it says no to ("no newsletter"), listed
   address lines, quoted texts, dates and times for empty fields, its one number for the one
   number field; where it gives no values, a table row's value for the empty field of its label);
 - the task asks for no answer and the run has not acted yet, or has not typed a value the goal gives

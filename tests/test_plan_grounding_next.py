@@ -150,12 +150,14 @@ def test_no_submit_nor_finish_before_the_form_holds_what_the_goal_gives() -> Non
     assert not valid(grounded_plan_schema(ask), DONE)
     assert premature_click(ask, submit) == ("the form does not yet hold what the goal gives: check the L box; "
                                             "check the I accept the code of conduct box; "
+                                            "uncheck the Send me the newsletter box; "
                                             "select Vegetarian in the Meals dropdown")
     assert premature_click(ask, "click the Schedule link") is None  # this may be the wrong page
     assert valid(grounded_plan_schema(ask), plan(act("check", "check the L box"), act("click", submit)))  # the loop waits
     filled = (REGISTER.replace('"No preference" [selected]', '"No preference"').replace('"Vegetarian"', '"Vegetarian" [selected]')
               .replace('radio "L" [ref=e4]', 'radio "L" [checked] [ref=e4]')
-              .replace('conduct" [ref=e6]', 'conduct" [checked] [ref=e6]'))
+              .replace('conduct" [ref=e6]', 'conduct" [checked] [ref=e6]')
+              .replace('newsletter" [checked] [ref=e5]', 'newsletter" [ref=e5]'))
     assert premature_click(request(goal=REGISTER_GOAL, snapshot=filled), submit) is None
     no_meal = filled.replace('"Vegetarian" [selected]', '"Vegetarian"').replace('"No preference"', '"No preference" [selected]')
     assert premature_click(request(goal=REGISTER_GOAL, snapshot=no_meal), submit)

@@ -84,3 +84,18 @@ def test_where_the_goal_gives_no_values_a_field_takes_the_table_row_of_its_label
     assert valid(grounded_plan_schema(before), plan(act("type", "type XL into the Size: field")))
     given = request(goal='Type "M" into the size field and submit.', snapshot=TABLE)
     assert "type XL" not in (premature_click(given, "click the Submit button") or "")  # the goal's own value rules
+
+
+BOXES = """- generic [ref=e1]:
+  - checkbox "Email me the club digest" [checked] [ref=e2]
+  - checkbox "Share my profile" [ref=e3]
+  - button "Join" [ref=e4]"""
+
+
+def test_a_box_that_is_on_and_names_what_the_goal_says_no_to_is_turned_off_before_any_button() -> None:
+    goal = "Join the club but do not sign me up for the digest."
+    assert premature_click(request(goal=goal, snapshot=BOXES), "click the Join button") == (
+        REFUSED + "uncheck the Email me the club digest box")
+    off = request(goal=goal, snapshot=BOXES.replace(" [checked]", ""))
+    assert premature_click(off, "click the Join button") is None
+    assert premature_click(request(goal="Join the club.", snapshot=BOXES), "click the Join button") is None
