@@ -88,13 +88,17 @@ def allowed_refs(observation: Observation, tool_schema: dict[str, Any], instruct
     return {"/ref": optional + named_refs(observation.snapshot, fitting, instruction)}
 
 
+TELLING = re.compile(r"( (?:link|button)) \(.*\)$")  # the "(...)" after the element that tells it apart
+
+
 def named_refs(snapshot: str, refs: list[str], instruction: str) -> list[str]:
     """`refs` narrowed to the elements the instruction names: those whose name, as a step may say
     it (ways_to_name), is the longest one it says, not counting its first word ("Press the Menu
     button" names Menu, not a link called Press) unless nothing else is said; and of those the one
     its closing "(...)" tells apart ("click the Moby Dick link (Audiobook, 2004)",
-    see told_apart). All of them where it names none."""
-    text, names = instruction.casefold(), ref_names(snapshot)
+    see told_apart), where a name said inside that "(...)" names nothing ("click the star
+    button (Giulia)" is no click on Giulia's row). All of them where it names none."""
+    text, names = re.sub(TELLING, r"\1", instruction).casefold(), ref_names(snapshot)  # names outside "(...)"
     said: dict[str, tuple[int, int]] = {}  # ref -> (where, how long) its name is said
     for ref in refs:
         found = [(m.start(), len(form)) for form in ways_to_name(names.get(ref, "")) if form

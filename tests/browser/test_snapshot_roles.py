@@ -361,3 +361,13 @@ def test_where_the_nearest_items_say_the_same_the_items_around_them_tell_apart()
     apart = told_apart(POSTS)  # each post's row of actions says only "reply like": its post tells
     assert apart["e7"] == "Ines @ines" and apart["e14"] == "Olu @olu"
     assert apart["e8"] == "Ines @ines" and apart["e15"] == "Olu @olu"
+
+
+def test_a_name_said_inside_the_telling_brackets_names_no_element() -> None:
+    inbox = """- generic [ref=e1]:
+  - button "Odile" [ref=e2]:
+    - button "trash" [ref=e3]
+  - button "Bruno" [ref=e4]:
+    - button "trash" [ref=e5]"""
+    refs = ["e2", "e3", "e4", "e5"]
+    assert named_refs(inbox, refs, "click the trash button (Bruno)") == ["e5"]  # not Bruno's row
