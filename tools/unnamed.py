@@ -49,7 +49,8 @@ MARK_CLICKABLE_JS = """() => {
   for (const el of document.body ? document.body.querySelectorAll('*') : []) {
     if (el.matches(controls) || el.querySelector(controls) || !pointer(el)) continue;
     const parent = el.parentElement;
-    if (parent && parent.closest('[data-agentpair-marked]')) continue;  // inside a marked clickable
+    if (parent && (parent.closest('[data-agentpair-marked]') || (pointer(parent) && parent.matches(controls))))
+      continue;  // inside a marked clickable, or a control whose pointer it inherits (a menu item's icon)
     const texts = Array.from(el.children).filter(c => text(c));
     const part = c => getComputedStyle(c).display.startsWith('inline') || c.tagName === 'LI';
     if (texts.length >= 2 && texts.every(part)) {

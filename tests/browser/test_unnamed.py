@@ -111,6 +111,8 @@ MENU = """<!doctype html><title>Posts</title>
   <span><span class="more" onclick="this.nextElementSibling.classList.toggle('hide')"></span>
     <ul class="hide"><li onclick="out.textContent = 'copied'">Copy link</li><li onclick="out.textContent = 'muted'">Mute</li></ul>
   </span></div>
+<ul role="menu"><li role="menuitem" style="cursor:pointer"><span class="caret" style="display:inline-block; width:8px;
+  height:8px; background-image:linear-gradient(red, blue)"></span>Elsa</li></ul>
 <p id="out"></p>""" % ICON
 
 
@@ -122,6 +124,7 @@ async def test_what_only_its_hover_style_shows_clickable_is_named_and_a_list_of_
         ref = lambda snapshot, name: snapshot.split(f'button "{name}" [ref=')[1].split("]")[0]
         snapshot = (await browser.observe()).snapshot
         assert 'button "star"' in snapshot and 'button "Copy link"' not in snapshot  # the menu is shut
+        assert 'menuitem "Elsa"' in snapshot and 'button "caret"' not in snapshot  # its icon is the item's
         assert (await browser.toolbox().get("click")({"ref": ref(snapshot, "more")})).ok
         snapshot = (await browser.observe()).snapshot
         assert 'button "Copy link"' in snapshot and 'button "Mute"' in snapshot  # each item, not the list
