@@ -91,15 +91,27 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     return left
 
 
-def _from_table(request: PlanRequest) -> list[tuple[str, str]]:
-    """Where the goal gives no values of its own, each empty field labelled like a table row's
-    first cell ("First name:" for "row: First name | Rhiamon") takes that row's next cell."""
+def table_values(request: PlanRequest) -> dict[str, str]:
+    """Where the goal gives no values of its own, each field labelled like a table row's first cell
+    ("First name:" for "row: First name | Rhiamon") -> that row's next cell."""
     if given_values(request.goal, set(request.names.clickable)) or goal_texts(request.goal):
-        return []
+        return {}
     rows = {cells[0].casefold(): cells[1] for line in request.page.splitlines() if line.startswith("row: ")
             and len(cells := line.removeprefix("row: ").split(" | ")) >= 2}
-    return [("type", f"type {value} into the {field} field") for field in _empty_fields(request)
-            if (value := rows.get(field.rstrip(" :*").casefold())) and writable(value)]
+    return {field: value for field in request.names.fields
+            if (value := rows.get(field.rstrip(" :*").casefold())) and writable(value)}
+
+
+def shown_values(request: PlanRequest) -> dict[str, str]:
+    """The page's fields that show a value -> that value."""
+    return dict(re.findall(r'^(?:textbox|searchbox|spinbutton|combobox) "(.+)"(?: \[[^\]]*\])*: (.+)$', request.page, re.M))
+
+
+def _from_table(request: PlanRequest) -> list[tuple[str, str]]:
+    """Each empty field a table row gives a value for (table_values) takes it."""
+    values = table_values(request)
+    return [("type", f"type {values[field]} into the {said[0]} field") for field in values
+            if (said := ways_to_name(field)) and said[0] in _empty_fields(request)]
 
 
 def _number_to_set(request: PlanRequest) -> list[tuple[str, str]]:

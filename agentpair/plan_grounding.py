@@ -10,7 +10,8 @@ What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
 - it types only a run of the goal's words, a text the page shows whole (a line of text, a table
   cell, a field's value), an extracted value or a secret's placeholder;
 - a secret goes only into the field named after it, an e-mail into a mail field, a value the goal
-  labels with a field's word ("postcode X") into that field;
+  labels with a field's word ("postcode X") into that field, a table row's value (where the goal
+  gives none) into the field of its label; no field is offered the value it shows;
 - a box is offered the verb that turns it, never the one undoing the run's own step;
 - a dropdown is offered only the options the goal names;
 - a step that left this page as it was is not offered again here, nor a second search;
@@ -46,7 +47,8 @@ import json
 import re
 from typing import Any
 
-from agentpair.form_left import REFUSED, TYPED, TYPED_OK, aimed_fields, form_left, listed_values, named_boxes, page_shown
+from agentpair.form_left import (REFUSED, TYPED, TYPED_OK, aimed_fields, form_left, listed_values, named_boxes, page_shown,
+                                 shown_values, table_values)
 from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, labelled_values, named_by, named_options,
                                   value_runs, word_set)
 from agentpair.page_clicks import (clause_buttons, done_text, hidden_setting, named_links, next_up, offered_clicks, seeking, signed_in,
@@ -191,13 +193,15 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
     say "mail" where the page has such, and those take nothing else, as a value the goal gives
     after a word of a field's name takes that field ("postcode SW1Y 4JH"), and the fields right before
     that one what the goal lists right before it, in order (listed_before); a text the goal aims at
-    fields ("this reply: ...", _aimed_fields) goes only into those; a field the run typed a text
-    into takes no other; no field the run submitted a text into (`submitted`, as said) takes more."""
+    fields ("this reply: ...", _aimed_fields) goes only into those; a field a table row gives a
+    value for (table_values) takes only that; no field takes the value it shows; a field the run
+    typed a text into takes no other; no field the run submitted a text into (`submitted`, as
+    said) takes more."""
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
     emails = [v for v in values if EMAIL.match(v)]
     aimed = {text.rstrip(SENTENCE_END): fields for lead, text in goal_texts(request.goal)
              if (fields := aimed_fields(request, lead))}
-    listed = listed_values(request)
+    listed, table, shown = listed_values(request), table_values(request), shown_values(request)
     owned: dict[str, list[str]] = {}
     for field in request.names.fields:
         own = [v for v, name in secrets.items() if name in field.casefold()]
@@ -205,6 +209,8 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
             own = emails
         if not own:
             own = [v for v in labelled_values(request.goal, field) or listed.get(field, [])[:1] if v in values]
+        if not own and field in table:
+            own = [table[field]]
         if not submitted & set(ways_to_name(field)):
             owned[field] = own
     taken = {v for own in owned.values() for v in own} | set(secrets)
@@ -213,6 +219,7 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
     for field, own in owned.items():
         if not own and not OPTIONAL.search(field):  # an optional field the goal gives nothing for stays empty
             own = [v for v in values if v not in taken and field in aimed.get(v.rstrip(SENTENCE_END), [field])]
+        own = [v for v in own if v != shown.get(field)]  # not the value it shows already
         if had := next((kept[said] for said in ways_to_name(field) if said in kept), None):
             own = [v for v in own if v == had]  # what the run typed here, again at most (a misspelt fill)
         else:  # and not what it typed into another field

@@ -99,3 +99,13 @@ def test_a_box_that_is_on_and_names_what_the_goal_says_no_to_is_turned_off_befor
     off = request(goal=goal, snapshot=BOXES.replace(" [checked]", ""))
     assert premature_click(off, "click the Join button") is None
     assert premature_click(request(goal="Join the club.", snapshot=BOXES), "click the Join button") is None
+
+
+def test_a_field_a_table_row_gives_a_value_for_takes_only_that_and_no_field_its_own_value() -> None:
+    goal = "Fill the form with the values the table gives for its labels, then submit."
+    schema = grounded_plan_schema(request(goal=goal, snapshot=TABLE))
+    assert valid(schema, plan(act("type", "type XL into the Size: field")))
+    assert not valid(schema, plan(act("type", "type Teal into the Size: field")))  # another row's value
+    copy = grounded_plan_schema(request(goal="Copy the source into the answer.", snapshot=FORM))
+    assert valid(copy, plan(act("type", "type Lantern oil is on the shelf. into the Answer field")))
+    assert not valid(copy, plan(act("type", "type Lantern oil is on the shelf. into the Source field")))
