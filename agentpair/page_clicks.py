@@ -189,14 +189,15 @@ def sought(request: PlanRequest) -> list[str]:
 
 
 def seeking(request: PlanRequest, clicks: list[str]) -> list[str]:
-    """While the goal's quoted click is not on this page (sought): the links and tabs here that the
-    run has not clicked, not the page's other content; all clicks where there are none."""
+    """While the goal's quoted click is not on this page (sought): the links, tabs and buttons that
+    show more ("More", "Show all") here that the run has not clicked, not the page's other content;
+    all clicks where there are none."""
     if not sought(request):
         return clicks
     views = [said for name, roles in request.names.clickable.items() if VIEW_ROLES & set(roles)
              for said in ways_to_name(name)]
     clicked = done_text(request).casefold()
-    kept = [c for c in clicks if any(c.startswith(f"click the {said} ") for said in views)
+    kept = [c for c in clicks if (any(c.startswith(f"click the {said} ") for said in views) or DISCLOSURE.match(re.sub(r"(button) \(.*\)$", r"\1", c)))
             and f"{c.casefold()} " not in clicked]
     return kept or clicks
 

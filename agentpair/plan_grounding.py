@@ -19,7 +19,8 @@ What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
   nothing the goal rules out ("not the ..."); of numbered things, the number the goal says;
 - on a page with nothing to fill: the links the goal names, else what it asks to open, else (once
   the cart holds what it buys) the cart; where the form hides a setting the goal sets, "show more";
-- while a name the goal says to click in quotes is not on the page: only links and tabs not yet clicked.
+- while a name the goal says to click in quotes is not on the page: only links, tabs and buttons that
+  show more ("More") not yet clicked.
 - with an answer schema: extract exactly the unread fields, then answer with the values read.
 No finish while (still_to_do)
 - a clickable here the goal asks to open or press is unclicked, or one it says to click is elsewhere,

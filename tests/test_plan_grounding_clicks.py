@@ -78,3 +78,21 @@ def test_no_finish_while_a_button_named_by_the_verb_a_clause_opens_with_is_uncli
     loose = grounded_plan_schema(request(goal="Print the note; I will reply to him later.", snapshot=MAIL,
                                          history=printed))
     assert valid(loose, DONE)  # "reply" opens no clause there
+
+
+POSTS = """- generic [ref=e1]:
+  - generic [ref=e2]:
+    - text: Ines @ines
+    - button "like" [ref=e3]
+    - button "more" [ref=e4]
+  - generic [ref=e5]:
+    - text: Olu @olu
+    - button "like" [ref=e6]
+    - button "more" [ref=e7]"""
+
+
+def test_while_the_quoted_click_is_elsewhere_what_shows_more_is_offered_for_the_item_the_goal_says() -> None:
+    schema = grounded_plan_schema(request(goal='For @olu, click on the "Mute" button.', snapshot=POSTS))
+    assert valid(schema, plan(act("click", "click the more button (Olu @olu)")))
+    assert not valid(schema, plan(act("click", "click the like button (Olu @olu)")))
+    assert not valid(schema, plan(act("click", "click the more button (Ines @ines)")))
