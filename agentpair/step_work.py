@@ -88,6 +88,7 @@ def allowed_refs(observation: Observation, tool_schema: dict[str, Any], instruct
     return {"/ref": optional + named_refs(observation.snapshot, fitting, instruction)}
 
 
+GROUNDED_TYPING = re.compile(r"^type (.+) into the .+ (?:field|box)(?: and press Enter)?$")  # plan_grounding's wording
 TELLING = re.compile(r"( (?:link|button)) \(.*\)$")  # the "(...)" after the element that tells it apart
 
 
@@ -123,7 +124,8 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     verbatim_spans) or the placeholder of a secret it names, since a step names its value;
     where it marks `x-links` (a URL to open) also a link target on the page, and where it marks
     `x-options` (an option) only the named values the page shows as options, if any is; never
-    the step's own wording run on (_own_words_off). So no executor can type or open a value
+    the step's own wording run on (_own_words_off); a step in the grounded wording ("type X into the
+    Y field") gets X whole, no shorter run of it. So no executor can type or open a value
     nobody gave. An argument marked `x-switch` (on or off) is what the instruction's verb says,
     where it says one (see switched)."""
     allowed = allowed_refs(observation, tool_schema, instruction)
@@ -138,6 +140,8 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
         or verbatim_spans(instruction, "shown", secret_names)
     names = ref_names(observation.snapshot)
     spans = _own_words_off(spans, {names[r] for r in allowed.get("/ref", []) if r in names})
+    if (typed := GROUNDED_TYPING.match(instruction)) and typed.group(1) in spans:
+        spans = [typed.group(1)]  # the grounded wording says its value whole: no shorter run of it
     for name, prop in props.items():
         values = spans
         if prop.get("x-links"):

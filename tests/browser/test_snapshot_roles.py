@@ -85,6 +85,8 @@ def test_a_typed_value_is_the_value_the_instruction_names_or_a_secret_it_names()
     named = Observation(snapshot='- textbox "Coupon code" [ref=e1]\n- textbox "Job title" [ref=e2]', refs=["e1", "e2"])
     step = Step(kind="act", instruction="Write 4WS3RQ in Coupon code", tool="type")
     assert fill_requests(step, "ctx", named, toolbox)[0].allowed == {"/ref": ["e1"], "/text": ["4WS3RQ"]}
+    grounded = Step(kind="act", instruction="type Mind the gap. Then smile into the Job title field", tool="type")
+    assert fill_requests(grounded, "ctx", named, toolbox)[0].allowed["/text"] == ["Mind the gap. Then smile"]  # whole
 
 
 def test_verbatim_spans_stop_at_a_dozen_words() -> None:
