@@ -52,8 +52,8 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     """What the goal gives for this page's form that the form does not hold yet, as the (tool,
     instruction) steps that put it there: a box it names ("Accept the code of conduct", "T-shirt
     size L") that is off, a box that is on naming what it says no to ("do not subscribe to the
-    newsletter": the last word of the clause), a dropdown one option of which it names ("vegetarian meals") showing
-    another, a value it lists for an address form field ("..., London, postcode SW1Y 4JH": _listed)
+    newsletter": the last word of the clause), a dropdown one option of which it names
+    ("vegetarian meals") showing another, a value it lists for an address form field ("..., London, postcode SW1Y 4JH": _listed)
     or a text it gives for a field it names ("this reply: ...") never typed, else a value it gives
     (a quoted text, a date, a time: given_values) never typed nor shown while the page has an
     empty field, into any empty field. While there is
@@ -144,7 +144,7 @@ def page_shown(request: PlanRequest) -> str:
 
 def _empty_fields(request: PlanRequest) -> list[str]:
     """The page's text fields that show no value and no step failed to type into, as a step says them."""
-    filled = set(re.findall(r'^(?:textbox|searchbox|spinbutton|combobox) "(.+)": ', request.page, re.M))
+    filled = set(shown_values(request))
     failed = set(re.findall(r"\] act type: type .+? into the (.+) (?:field|box).* -> FAILED", "\n".join(request.history)))
     return [said[0] for name in request.names.fields if name not in filled
             and (said := ways_to_name(name)) and not failed & set(said)]

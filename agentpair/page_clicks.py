@@ -2,7 +2,7 @@
 the page's clickables as a step says them, less boxes, side effects the goal does not ask for,
 what it rules out and what changed nothing; on a page with nothing to fill, the link the goal
 names or asks to open, the way to the cart once it is filled, what shows a hidden setting; while
-a name the goal says to click is elsewhere, the tabs and links that may show it.
+a name the goal says to click is elsewhere, the tabs, links and "more" buttons that may show it.
 """
 
 from __future__ import annotations
