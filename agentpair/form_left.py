@@ -17,6 +17,7 @@ TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: a
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 SPINNER = re.compile(r'^spinbutton "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*(?::\s*(.*))?$', re.M)
 NOT_WANTED = r"\b(?:not|no)\s+(?:an? |the |any )?([^,.;:()]+)"  # "do not subscribe to the newsletter"
+FIELD_LINE = re.compile(r'^(?:textbox|searchbox|spinbutton|combobox) "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*: (.+)$', re.M)
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 
@@ -104,14 +105,14 @@ def table_values(request: PlanRequest) -> dict[str, str]:
 
 def shown_values(request: PlanRequest) -> dict[str, str]:
     """The page's fields that show a value -> that value."""
-    return dict(re.findall(r'^(?:textbox|searchbox|spinbutton|combobox) "(.+)"(?: \[[^\]]*\])*: (.+)$', request.page, re.M))
+    return dict(FIELD_LINE.findall(request.page))
 
 
 def _from_table(request: PlanRequest) -> list[tuple[str, str]]:
     """Each empty field a table row gives a value for (table_values) takes it."""
-    values = table_values(request)
+    values, empty = table_values(request), _empty_fields(request)
     return [("type", f"type {values[field]} into the {said[0]} field") for field in values
-            if (said := ways_to_name(field)) and said[0] in _empty_fields(request)]
+            if (said := ways_to_name(field)) and said[0] in empty]
 
 
 def _number_to_set(request: PlanRequest) -> list[tuple[str, str]]:

@@ -29,6 +29,7 @@ SETTING = re.compile(r"\b(?:set(?! up\b)|change|switch|turn)(?: the| my| your)? 
 DISCLOSURE = re.compile(r"click the (?:(?:show|see|view) (?:more|advanced|all)|more|advanced|expand)\b.* button$", re.I)
 WHERE = r"\b(?:under|inside|from the|in the)\s+{name}\b|\b{name}\s*(?:>|, then\b)"  # where a page is
 LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
+TELLING = re.compile(r"( (?:link|button)) \(.*\)$")  # a click's closing "(...)" that tells its element apart (telling)
 QUOTED_CLICK = re.compile(r'\bclick(?:\s+on)?(?:\s+the)?(?:\s+(?:link|button|tab|word|item))?\s+["“]([^"”]+)["”]', re.I)
 CLAUSE_VERB = r"(?:^|[.!?;]\s+|\b(?:and|then)\s+)"  # before a clause's first word, its verb ("... and forward it")
 CLICK_VERBS = {"click", "press", "hit", "tap", "open", "go", "visit", "view", "show"}
@@ -197,7 +198,7 @@ def seeking(request: PlanRequest, clicks: list[str]) -> list[str]:
     views = [said for name, roles in request.names.clickable.items() if VIEW_ROLES & set(roles)
              for said in ways_to_name(name)]
     clicked = done_text(request).casefold()
-    kept = [c for c in clicks if (any(c.startswith(f"click the {said} ") for said in views) or DISCLOSURE.match(re.sub(r"(button) \(.*\)$", r"\1", c)))
+    kept = [c for c in clicks if (any(c.startswith(f"click the {said} ") for said in views) or DISCLOSURE.match(TELLING.sub(r"\1", c)))
             and f"{c.casefold()} " not in clicked]
     return kept or clicks
 

@@ -48,7 +48,7 @@ import json
 import re
 from typing import Any
 
-from agentpair.form_left import (REFUSED, TYPED, TYPED_OK, aimed_fields, form_left, listed_values, named_boxes, page_shown,
+from agentpair.form_left import (FIELD_LINE, REFUSED, TYPED, TYPED_OK, aimed_fields, form_left, listed_values, named_boxes, page_shown,
                                  shown_values, table_values)
 from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, labelled_values, named_by, named_options,
                                   value_runs, word_set)
@@ -65,7 +65,6 @@ GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
 SUBMITTED = re.compile(r'\] act type: type (.+?) into the (.+) (?:field|box) and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
-FIELD_VALUE = re.compile(r'^(?:textbox|searchbox|spinbutton|combobox) "[^"]*"(?: \[[^\]]*\])*: (.+)$')
 ROLE_LINE = re.compile(r'^[a-z]+(?: "|:| \[|$)')  # an element's line, not a line of text
 PAGE_TEXT_CHARS = 120
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
@@ -103,8 +102,8 @@ def shown_texts(page: str) -> list[str]:
     found = []
     for line in page.splitlines():
         line = line.strip()
-        value = FIELD_VALUE.match(line)
-        texts = [value.group(1)] if value else line.removeprefix("row: ").split(" | ") if line.startswith("row: ") \
+        value = FIELD_LINE.match(line)
+        texts = [value.group(2)] if value else line.removeprefix("row: ").split(" | ") if line.startswith("row: ") \
             else [line] if not ROLE_LINE.match(line) else []
         found += [text for text in texts if 0 < len(text) <= PAGE_TEXT_CHARS]
     return found

@@ -10,7 +10,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
-from agentpair.page_clicks import ways_to_name
+from agentpair.form_left import TYPED
+from agentpair.page_clicks import TELLING, ways_to_name
 from agentpair.code_holes import code_values, shown_template, with_holes
 from tools.base import Observation, Toolbox
 from tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, main_heading, option_labels,
@@ -88,10 +89,6 @@ def allowed_refs(observation: Observation, tool_schema: dict[str, Any], instruct
     return {"/ref": optional + named_refs(observation.snapshot, fitting, instruction)}
 
 
-GROUNDED_TYPING = re.compile(r"^type (.+) into the .+ (?:field|box)(?: and press Enter)?$")  # plan_grounding's wording
-TELLING = re.compile(r"( (?:link|button)) \(.*\)$")  # the "(...)" after the element that tells it apart
-
-
 def named_refs(snapshot: str, refs: list[str], instruction: str) -> list[str]:
     """`refs` narrowed to the elements the instruction names: those whose name, as a step may say
     it (ways_to_name), is the longest one it says, not counting its first word ("Press the Menu
@@ -99,7 +96,7 @@ def named_refs(snapshot: str, refs: list[str], instruction: str) -> list[str]:
     its closing "(...)" tells apart ("click the Moby Dick link (Audiobook, 2004)",
     see told_apart), where a name said inside that "(...)" names nothing ("click the star
     button (Giulia)" is no click on Giulia's row). All of them where it names none."""
-    text, names = re.sub(TELLING, r"\1", instruction).casefold(), ref_names(snapshot)  # names outside "(...)"
+    text, names = TELLING.sub(r"\1", instruction).casefold(), ref_names(snapshot)  # names outside "(...)"
     said: dict[str, tuple[int, int]] = {}  # ref -> (where, how long) its name is said
     for ref in refs:
         found = [(m.start(), len(form)) for form in ways_to_name(names.get(ref, "")) if form
@@ -140,7 +137,7 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
         or verbatim_spans(instruction, "shown", secret_names)
     names = ref_names(observation.snapshot)
     spans = _own_words_off(spans, {names[r] for r in allowed.get("/ref", []) if r in names})
-    if (typed := GROUNDED_TYPING.match(instruction)) and typed.group(1) in spans:
+    if (typed := TYPED.match(instruction)) and typed.group(1) in spans:
         spans = [typed.group(1)]  # the grounded wording says its value whole: no shorter run of it
     for name, prop in props.items():
         values = spans

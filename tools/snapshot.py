@@ -145,24 +145,30 @@ def told_apart(snapshot: str) -> dict[str, str]:
     says that no other such element's item says ("Audiobook, 2004"). Where the nearest items say
     the same (a row of actions under each post), the items around them are read, outward. Elements
     alike in every part, or in no list item, are not told apart."""
-    items: dict[tuple[str, str], list[tuple[str, list[list[str]]]]] = {}
+    items: dict[tuple[str, str], list[tuple[str, list[Element]]]] = {}
 
     def visit(nodes: list[Element], around: list[Element]) -> None:
         for node in nodes:
             ref = REF.search(node.attrs)
             if node.role in INTERACTIVE and node.name and ref:
-                levels = [[p for text in _said([item]) for p in PART_BREAK.split(text) if p != node.name]
-                          for item in _items(around)]
-                items.setdefault((node.role, node.name), []).append((ref.group(1), levels))
+                items.setdefault((node.role, node.name), []).append((ref.group(1), _items(around)))
             visit(node.children, [*around, node])
+
+    said: dict[int, list[str]] = {}  # an item's parts, read once however many elements ask
+
+    def parts(item: Element, name: str) -> list[str]:
+        if id(item) not in said:
+            said[id(item)] = [p for text in _said([item]) for p in PART_BREAK.split(text)]
+        return [p for p in said[id(item)] if p != name]
 
     visit(parse_elements(snapshot), [])
     apart = {}
-    for alike in items.values():
+    for (_, name), alike in items.items():
         for ref, levels in alike if len(alike) > 1 else []:
-            for depth, parts in enumerate(levels):
-                others = {p for other, theirs in alike if other != ref for p in (theirs[depth] if depth < len(theirs) else [])}
-                telling = [p for p in parts if p not in others and len(p) <= MAX_TELLING]
+            for depth, item in enumerate(levels):  # outward only as far as it takes
+                others = {p for other, theirs in alike if other != ref and depth < len(theirs)
+                          for p in parts(theirs[depth], name)}
+                telling = [p for p in parts(item, name) if p not in others and len(p) <= MAX_TELLING]
                 if telling:
                     apart[ref] = telling[0]
                     break
