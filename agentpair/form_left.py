@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, labelled_values, listed_before, named_by,
-                                  named_options, ruled_out_words, word_set)
+from agentpair.goal_words import (SENTENCE_END, given_values, goal_texts, holds_other, labelled_values, listed_before, loose,
+                                  named_by, named_options, ruled_out_words, sent_into, value_runs, word_set)
 from agentpair.page_clicks import done_text, ways_to_name, writable
 from agentpair.plan_request import PlanRequest
 
@@ -18,6 +18,7 @@ REFUSED = "the form does not yet hold what the goal gives: "  # premature_click'
 SPINNER = re.compile(r'^spinbutton "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*(?::\s*(.*))?$', re.M)
 NOT_WANTED = r"\b(?:not|no)\s+(?:an? |the |any )?([^,.;:()]+)"  # "do not subscribe to the newsletter"
 FIELD_LINE = re.compile(r'^(?:textbox|searchbox|spinbutton|combobox) "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*: (.+)$', re.M)
+OPTIONAL = re.compile(r"\boptional\b", re.I)
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 
@@ -26,9 +27,12 @@ def named_boxes(goal: str) -> list[str]:
     return re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", goal)
 
 
-def aimed_fields(request: PlanRequest, lead: str) -> list[str]:
-    """The page's fields the last clause before a text names by one of its words ("this reply" ->
-    "Your reply"), never a secret's: where the goal says the text goes."""
+def aimed_fields(request: PlanRequest, lead: str, text: str) -> list[str]:
+    """Where the goal says a text goes: the page's fields it names right after the text ('"-5" into
+    the 2nd textbox', sent_into), else those the last clause before it names by one of their words
+    ("this reply" -> "Your reply"); never a secret's."""
+    if into := sent_into(request.goal, text):
+        return [f for f in request.names.fields if named_by(into, f)]
     clause = word_set(re.split(r"[,;]| and ", lead)[-1])
     return [f for f in request.names.fields if word_set(f) & clause
             and not any(s.replace("_", " ").casefold() in f.casefold() for s in request.secret_names)]
@@ -42,11 +46,16 @@ def listed_values(request: PlanRequest) -> dict[str, list[str]]:
     for k, field in enumerate(fields):
         for before, said in zip(fields[:k][::-1], listed_before(request.goal, field, k)):
             listed.setdefault(before, [said])
-        codes = [v for v in labelled_values(request.goal, field) if v[-1].isalnum()
-                 and re.search(re.escape(v) + r"(?:[,;.]|$)", request.goal)]
-        if codes and k and fields[k - 1] in listed:
-            listed.setdefault(field, codes[:1])
+        code = _labelled_whole(request.goal, field)
+        if code and k and fields[k - 1] in listed:
+            listed.setdefault(field, [code])
     return {field: listed[field] for field in fields if field in listed}
+
+
+def _labelled_whole(goal: str, field: str) -> str | None:
+    """The value the goal labels with a word of the field's name (labelled_values), as far as its clause goes."""
+    return next((v for v in labelled_values(goal, field) if not any(c.isdigit() for c in v) or v[-1].isalnum()
+                 and re.search(re.escape(v) + r"(?:[,;.]|$)", goal)), None)  # a name ends there already
 
 
 def form_left(request: PlanRequest) -> list[tuple[str, str]]:
@@ -54,7 +63,8 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     instruction) steps that put it there: a box it names ("Accept the code of conduct", "T-shirt
     size L") that is off, a box that is on naming what it says no to ("do not subscribe to the
     newsletter": the last word of the clause), a dropdown one option of which it names
-    ("vegetarian meals") showing another, a value it lists for an address form field ("..., London, postcode SW1Y 4JH": _listed)
+    ("vegetarian meals") showing another, a value it lists for an address form field ("..., London, postcode SW1Y 4JH": _listed),
+    a value it labels with a word of an empty field's name ("year 1998", "directed by Bowen": labelled_values)
     or a text it gives for a field it names ("this reply: ...") never typed, else a value it gives
     (a quoted text, a date, a time: given_values) never typed nor shown while the page has an
     empty field, into any empty field. While there is
@@ -63,10 +73,9 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     one number a goal gives goes into the page's one number field (_number_to_set); where it gives no
     values, a table's row into the field of its label (_from_table)."""
     names, done = request.names, done_text(request)
-    goal_words = set(re.findall(WORD, request.goal.casefold()))
     ruled_out = ruled_out_words(request.goal)
     left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
-            and named_by(goal_words, box) and not any(r <= word_set(box) for r in ruled_out)
+            and named_by(request.goal, box) and not any(r <= word_set(box) for r in ruled_out)
             and f"uncheck the {box.casefold()} box" not in done.casefold() and (said := ways_to_name(box))]
     refused = {clause.split()[-1].casefold() for clause in re.findall(NOT_WANTED, request.goal, re.I)}
     left += [("check", f"uncheck the {said[0]} box") for box in names.checked if box in names.boxes
@@ -80,8 +89,9 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         said = ways_to_name(field)
         if said and not typed & {n.casefold() for n in said}:
             left.append(("type", f"type {value[0]} into the {said[0]} field"))
+    left += _described(request, typed)
     for lead, text in goal_texts(request.goal):
-        fields = [said[0] for f in aimed_fields(request, lead) if (said := ways_to_name(f))]
+        fields = [said[0] for f in aimed_fields(request, lead, text) if (said := ways_to_name(f))]
         if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
             left.append(("type", f"type {text} into the {fields[0]} field"))
     if not any(tool == "type" for tool, _ in left):
@@ -90,6 +100,29 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         left += [("type", f"type {value} into the {field} field") for value in _untyped(request)
                  for field in _empty_fields(request)]
     return left
+
+
+def _described(request: PlanRequest, typed: set[str]) -> list[tuple[str, str]]:
+    """Where the goal labels values for fields of the form by words of their names ("year 1998",
+    "directed by Bowen": labelled_values), each such field while empty takes its value, and each
+    other empty field (not optional) one of the short runs of the goal's words that hold no such
+    value nor a word of a field's name ("action", "action movies" for Genre): the goal describes
+    the whole form."""
+    empty, listed, fields = _empty_fields(request), listed_values(request), request.names.fields
+    labelled = {f: v for f in fields if f not in listed and (v := _labelled_whole(request.goal, f)) and writable(v)}
+    if not labelled:
+        return []
+    words = request.goal.split()
+    runs = [v for start in range(1, len(words)) for v in value_runs(words, start)[:2]
+            if not loose(v) and writable(v) and not holds_other(v, set(labelled.values()), fields)]
+    steps = []
+    for field in fields:
+        said = ways_to_name(field)
+        if not said or said[0] not in empty or typed & {n.casefold() for n in said} or field in listed \
+                or OPTIONAL.search(field):
+            continue
+        steps += [("type", f"type {v} into the {said[0]} field") for v in ([labelled[field]] if field in labelled else runs)]
+    return steps
 
 
 def table_values(request: PlanRequest) -> dict[str, str]:

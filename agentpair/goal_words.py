@@ -4,6 +4,7 @@ enter, the numbers it picks things by."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 MAX_VALUE_WORDS = 12
@@ -12,23 +13,44 @@ CLOSERS = "\"'”’)]}>,;:"
 SENTENCE_END = ".!?"
 UNIT_WORDS = {"kg", "g", "mg", "lb", "lbs", "oz", "m", "cm", "mm", "km", "ft", "l", "ml", "gb", "tb", "mb",
               "%", "h", "min", "s", "pcs", "pack", "packs"}
+LINKING = {"by", "of", "is"}  # "directed by Bowen", "a budget of 500", "the postcode is LS2 7EW"
 COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
+SMALL_WORDS = COMMON_WORDS | LINKING | {"from", "at"}  # no value starts or ends with one
 WORD = r"\w(?:[\w'.-]*\w)?"
+ABBREVIATION = re.compile(r"(?<!\w)[A-Z][a-z]{0,3}\.$")  # "St.", "Inc.", "Corp.": a stop that is the word's own
+NUMBER_WORD = re.compile(r"^-?\d+(?:[.,]\d+)?$")
 DATE_OR_TIME = re.compile(r"\b\d{1,4}[/:-]\d{1,2}(?:[/-]\d{1,4})?\b")
 
 
 def value_runs(words: list[str], start: int) -> list[str]:
-    """The runs of up to MAX_VALUE_WORDS words from `start` a value can be (see typed_values)."""
+    """The runs of up to MAX_VALUE_WORDS words from `start` a value can be (see typed_values); a
+    value of one or two words does not take the full stop of the sentence it ends (one inside quotes or an
+    abbreviation's it may)."""
     found: dict[str, None] = {}
     for end in range(start + 1, min(start + MAX_VALUE_WORDS, len(words)) + 1):
         if end == start + 1 < len(words) and words[start].isdigit() and _qualifies(words[end]):
             continue  # a number a unit or a name qualifies ("3 kg", "40 Elm Road") is no value alone
-        run = " ".join(words[start:end]).lstrip(OPENERS).rstrip(CLOSERS)
+        said = " ".join(words[start:end])
+        run = said.lstrip(OPENERS).rstrip(CLOSERS)
         if "(not" in words[start:end]:
             break  # it runs into what the goal rules out ("3 kg (not the 1 kg bag)")
-        for value in (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
+        stop_is_the_goals = said[-1:] in SENTENCE_END and end - start < 3 and not ABBREVIATION.search(said)  # "year 1998."
+        for value in (run.rstrip(SENTENCE_END).rstrip(CLOSERS),) if stop_is_the_goals else (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
             found.setdefault(value, None)
     return list(found)
+
+
+def loose(value: str) -> bool:
+    """A run that starts or ends with a small word ("for action", "movies by"): no value of its own."""
+    words = value.split()
+    return bool(words) and (words[0] in SMALL_WORDS or words[-1] in SMALL_WORDS)
+
+
+def holds_other(run: str, taken: set[str], fields: list[str]) -> bool:
+    """A run of the goal's words that holds a value another field takes ("Bowen from year 1998") or a
+    word of a field's name ("action movies" for Movie Genre): no value for a field the goal leaves unnamed."""
+    return any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", run) for t in taken) or any(
+        says_name(word, field) for word in run.split() for field in fields)
 
 
 def _qualifies(word: str) -> bool:
@@ -37,10 +59,32 @@ def _qualifies(word: str) -> bool:
 
 
 def labelled_values(goal: str, field: str) -> list[str]:
-    """The codes the goal gives right after a word of the field's name ("postcode SW1Y 4JH" for the
-    Postcode field: a value with a digit), which go into that field and no other."""
+    """The values the goal gives by a word of the field's name or one sharing its first five letters
+    (_labelled_at): a number right before it ("12 guests"), else right after it, a linking word
+    between ("postcode SW1Y 4JH", "year 1998", "directed by Bowen"): a code (a word with a digit,
+    and the runs from it) or a name (words that start with a capital, ending the clause or followed
+    by a small word: "Bowen from ..."); they go into that field and no other."""
     words = _unquoted(goal).split()
-    return [v for i in _label_positions(words, field) for v in value_runs(words, i + 1)]
+    found: dict[str, None] = {}
+    for label, at in _labelled_at(words, field):
+        if at < label:  # "12 guests"
+            found.setdefault(words[at].strip(OPENERS + CLOSERS), None)
+        elif any(c.isdigit() for c in words[at]):
+            found.update(dict.fromkeys(value_runs(words, at)))
+        elif name := _name_at(words, at):
+            found.setdefault(name, None)
+    return list(found)
+
+
+def _name_at(words: list[str], at: int) -> str:
+    """The name starting at words[at]: its words that start with a capital, where it ends the clause
+    or a small word follows ("Bowen from year 1998"), not a sentence's first words ("Your refund is ...")."""
+    name = list(itertools.takewhile(lambda w: w[:1].isupper(), words[at:at + MAX_VALUE_WORDS]))
+    ends = next((k for k, w in enumerate(name) if w[-1] in CLOSERS + SENTENCE_END), None)
+    after = words[at + len(name)] if at + len(name) < len(words) else ""
+    if ends is None and after and after.casefold() not in SMALL_WORDS:
+        return ""
+    return " ".join(name[:len(name) if ends is None else ends + 1]).lstrip(OPENERS).rstrip(CLOSERS + SENTENCE_END)
 
 
 def listed_before(goal: str, field: str, count: int) -> list[str]:
@@ -71,9 +115,33 @@ def _unquoted(goal: str) -> str:
 
 def _label_positions(words: list[str], field: str) -> list[int]:
     """Where a word of the field's name stands right before a word with a digit (a labelled code)."""
-    label = word_set(field, letters_only=True)
-    return [i for i, w in enumerate(words[:-1]) if w.casefold().strip(OPENERS + CLOSERS) in label
-            and any(c.isdigit() for c in words[i + 1])]
+    return [i for i, at in _labelled_at(words, field) if at == i + 1 and any(c.isdigit() for c in words[at])]
+
+
+def _labelled_at(words: list[str], field: str) -> list[tuple[int, int]]:
+    """(where a word of the field's name, or one sharing its first five letters, stands; where the
+    value it labels starts): a number right before it, else a word with a digit or a capital after
+    it, LINKING words between; a word that opens a clause (a verb) labels no name."""
+    found = []
+    for i, word in enumerate(words):
+        if word.casefold().strip(OPENERS + CLOSERS + SENTENCE_END) in LINKING or not says_name(word, field):
+            continue  # "Written by": "2001 by Fikezo" labels no year
+        if i and NUMBER_WORD.match(words[i - 1]):
+            found.append((i, i - 1))
+            continue
+        at = i + 1 + (i + 1 < len(words) and words[i + 1].casefold() in LINKING and not words[i].endswith(tuple(CLOSERS)))
+        verb = not i or words[i - 1][-1] in ",;:." or words[i - 1].casefold() in {"and", "then"}
+        if at < len(words) and (any(c.isdigit() for c in words[at]) or words[at][:1].isupper() and not verb):
+            found.append((i, at))  # a clause's verb labels no name ("Search Paris hotels", "... and email Bob")
+    return found
+
+
+def says_name(word: str, field: str) -> bool:
+    """The word is one of the field's name, give or take a plural s, or shares its first five letters
+    with one ("directed" for Director)."""
+    said = word.casefold().strip(OPENERS + CLOSERS + SENTENCE_END)
+    return any(said == w or said.removesuffix("s") == w or len(w) >= 5 and said[:5] == w[:5]
+               for w in word_set(field, letters_only=True))
 
 
 def word_set(text: str, letters_only: bool = False) -> set[str]:
@@ -82,8 +150,15 @@ def word_set(text: str, letters_only: bool = False) -> set[str]:
             if w not in COMMON_WORDS}
 
 
-def named_by(goal_words: set[str], name: str) -> bool:
-    """Every word of the name (COMMON_WORDS aside) is one of the goal's, give or take a plural s."""
+PLACE_NAME = re.compile(r"^(\d+(?:st|nd|rd|th)) (\w+)$")  # an element named by its place: "2nd textbox"
+
+
+def named_by(goal: str, name: str) -> bool:
+    """Every word of the name (COMMON_WORDS aside) is one of the goal's, give or take a plural s; a
+    name of place ("2nd radio") only as that phrase ("the 2nd radio button"), not its words apart."""
+    if place := PLACE_NAME.match(name):
+        return re.search(rf"\b{place[1]} {place[2]}", goal, re.I) is not None
+    goal_words = set(re.findall(WORD, goal.casefold()))
     words = {w for w in re.findall(WORD, name.casefold()) if w not in COMMON_WORDS}
     return bool(words) and all({w, w.removesuffix("s"), w + "s"} & goal_words for w in words)
 
@@ -143,6 +218,14 @@ def goal_texts(goal: str) -> list[tuple[str, str]]:
             and not re.match(r"(field|box)\b", closing.group(1)):  # a label's own colon: "the Definition file: field"
         texts.append((goal[:closing.start()], goal[closing.start(1):].rstrip()))  # its full stop its own
     return texts
+
+
+def sent_into(goal: str, text: str) -> str:
+    """Where the goal says a text it gives goes, in the words right after it ('"-5" into the 2nd
+    textbox' -> "2nd textbox"); "" when it says so nowhere there."""
+    at = goal.find(text)
+    after = re.match(r"""["”']?\s+(?:in|into)\s+(?:the\s+)?([^,.;:"]+)""", goal[at + len(text):]) if at >= 0 else None
+    return after.group(1).strip() if after else ""
 
 
 def task_words(goal: str) -> set[str]:

@@ -10,8 +10,10 @@ What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
 - it types only a run of the goal's words, a text the page shows whole (a line of text, a table
   cell, a field's value), an extracted value or a secret's placeholder;
 - a secret goes only into the field named after it, an e-mail into a mail field, a value the goal
-  labels with a field's word ("postcode X") into that field, a table row's value (where the goal
+  labels with a field's word ("postcode X", "directed by Bowen" for Director, "12 guests") into that field, a text it sends "into the 2nd textbox"
+  into that one (fields named by place then take nothing else), a table row's value (where the goal
   gives none) into the field of its label; no field is offered the value it shows;
+- an element named by its place ("2nd radio") is named by the goal only as that phrase;
 - a box is offered the verb that turns it, never the one undoing the run's own step;
 - a dropdown is offered only the options the goal names;
 - a step that left this page as it was is not offered again here, nor a second search;
@@ -48,10 +50,10 @@ import json
 import re
 from typing import Any
 
-from agentpair.form_left import (FIELD_LINE, REFUSED, TYPED, TYPED_OK, aimed_fields, form_left, listed_values, named_boxes, page_shown,
-                                 shown_values, table_values)
-from agentpair.goal_words import (SENTENCE_END, WORD, given_values, goal_texts, labelled_values, named_by, named_options,
-                                  value_runs, word_set)
+from agentpair.form_left import (FIELD_LINE, OPTIONAL, REFUSED, TYPED, TYPED_OK, aimed_fields, form_left, listed_values,
+                                 named_boxes, page_shown, shown_values, table_values)
+from agentpair.goal_words import (PLACE_NAME, SENTENCE_END, given_values, goal_texts, holds_other, labelled_values, loose,
+                                  named_by, named_options, value_runs, word_set)
 from agentpair.page_clicks import (clause_buttons, done_text, hidden_setting, named_links, next_up, offered_clicks, seeking, signed_in,
                                    sought, to_open, ways_to_name, writable)
 from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
@@ -69,8 +71,8 @@ ROLE_LINE = re.compile(r'^[a-z]+(?: "|:| \[|$)')  # an element's line, not a lin
 PAGE_TEXT_CHARS = 120
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
-OPTIONAL = re.compile(r"\boptional\b", re.I)
 READ_ONLY = re.compile(r"\] act (?:read|wait_for|scroll): ")  # steps that leave a page's form as it was
+SETS_NOTHING = re.compile(r"\] act (?:read|wait_for|scroll|check|select): ")  # steps that send no form
 FORCED = "the only step the page allows"  # the thought of a plan the loop took without the planner
 
 
@@ -81,10 +83,11 @@ def _literal(text: str) -> str:
 
 def typed_values(request: PlanRequest) -> list[str]:
     """What a step may type: every run of up to MAX_VALUE_WORDS of the goal's words (quotes and
-    brackets off its ends; with and without a closing full stop), the texts the page shows (shown_texts),
+    brackets off its ends; the sentence's full stop off), the texts it gives (goal_texts, as given), the texts the page shows (shown_texts),
     extracted values, placeholders."""
     words = request.goal.split()
-    found = {value: None for start in range(len(words)) for value in value_runs(words, start)}
+    found = {value: None for start in range(1, len(words)) for value in value_runs(words, start) if not loose(value)}
+    found.update(dict.fromkeys(text for _, text in goal_texts(request.goal)))  # with their own full stops
     for text in shown_texts(request.page):
         found.setdefault(text, None)
     for item in request.memory:
@@ -177,10 +180,10 @@ def _not_to_check(request: PlanRequest) -> set[str]:
     """The boxes a goal that names one of their kind leaves alone: other radio buttons where it names
     one (checking one would undo it), and, where it says "the Python workshop only", the other
     boxes sharing a word with the one it names ("Rust workshop")."""
-    names, said = request.names, set(re.findall(WORD, request.goal.casefold()))
-    named = [b for b in names.boxes if named_by(said, b)]
+    names = request.names
+    named = [b for b in names.boxes if named_by(request.goal, b)]
     radios = [b for b in names.boxes if "radio" in names.clickable.get(b, [])]
-    out = {b for b in radios if not named_by(said, b)} if set(named) & set(radios) else set()
+    out = {b for b in radios if not named_by(request.goal, b)} if set(named) & set(radios) else set()
     if re.search(r"\bonly\b", request.goal, re.I):
         out |= {b for b in names.boxes if b not in named and any(word_set(b) & word_set(n) for n in named)}
     return out
@@ -190,17 +193,19 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
     """Which values go into which fields, as (values, field names as said) groups: a secret goes
     only into the fields named after it (the password into "Password", never into a page's
     "identity check" box), and they take nothing else; e-mail addresses go into the fields that
-    say "mail" where the page has such, and those take nothing else, as a value the goal gives
-    after a word of a field's name takes that field ("postcode SW1Y 4JH"), and the fields right before
+    say "mail" where the page has such, and those take nothing else, as a value the goal labels
+    with a word of a field's name takes that field ("postcode SW1Y 4JH", "12 guests": labelled_values;
+    one the goal says twice may go into two), and the fields right before
     that one what the goal lists right before it, in order (listed_before); a text the goal aims at
     fields ("this reply: ...", _aimed_fields) goes only into those; a field a table row gives a
     value for (table_values) takes only that; no field takes the value it shows; a field the run
     typed a text into takes no other; no field the run submitted a text into (`submitted`, as
-    said) takes more."""
+    said) takes more; where the goal sends a text to a field by its place ("into the 2nd textbox"),
+    fields named by their place take only what it sends them."""
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
     emails = [v for v in values if EMAIL.match(v)]
     aimed = {text.rstrip(SENTENCE_END): fields for lead, text in goal_texts(request.goal)
-             if (fields := aimed_fields(request, lead))}
+             if (fields := aimed_fields(request, lead, text))}
     listed, table, shown = listed_values(request), table_values(request), shown_values(request)
     owned: dict[str, list[str]] = {}
     for field in request.names.fields:
@@ -213,12 +218,18 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
             own = [table[field]]
         if not submitted & set(ways_to_name(field)):
             owned[field] = own
-    taken = {v for own in owned.values() for v in own} | set(secrets)
+    said_twice = {v for own in owned.values() for v in own if len(re.findall(rf"(?<!\w){re.escape(v)}(?!\w)", request.goal)) > 1}
+    taken = {v for own in owned.values() for v in own if v not in said_twice} | set(secrets)
     kept = {m.group(2): m.group(1) for m in map(TYPED_OK.search, request.history) if m}
     groups: dict[tuple[str, ...], list[str]] = {}
+    given = {text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)}
+    by_place = any(PLACE_NAME.match(f) for fields in aimed.values() for f in fields)
     for field, own in owned.items():
-        if not own and not OPTIONAL.search(field):  # an optional field the goal gives nothing for stays empty
-            own = [v for v in values if v not in taken and field in aimed.get(v.rstrip(SENTENCE_END), [field])]
+        if by_place and PLACE_NAME.match(field):  # the goal sends texts to fields by place: only those
+            own = own or [v for v in values if field in aimed.get(v.rstrip(SENTENCE_END), [])]
+        elif not own and not OPTIONAL.search(field):  # an optional field the goal gives nothing for stays empty
+            own = [v for v in values if v not in taken and field in aimed.get(v.rstrip(SENTENCE_END), [field])
+                   and (v.rstrip(SENTENCE_END) in given or not holds_other(v, taken, request.names.fields))]
         own = [v for v in own if v != shown.get(field)]  # not the value it shows already
         if had := next((kept[said] for said in ways_to_name(field) if said in kept), None):
             own = [v for v in own if v == had]  # what the run typed here, again at most (a misspelt fill)
@@ -292,8 +303,7 @@ def _about_the_goal(request: PlanRequest) -> bool:
     name of two or more words the goal says, not a link (a site's name heads its home page and
     links there)."""
     heading = next((m.group(1) for m in re.finditer(r'^heading "(.+)"$', request.page, re.M)), "")
-    said = set(re.findall(WORD, request.goal.casefold()))
-    return len(word_set(heading)) >= 2 and named_by(said, heading) and heading not in request.names.clickable
+    return len(word_set(heading)) >= 2 and named_by(request.goal, heading) and heading not in request.names.clickable
 
 
 def still_to_do(request: PlanRequest) -> list[str]:
@@ -314,7 +324,7 @@ def still_to_do(request: PlanRequest) -> list[str]:
     to_fill = [f"fill the {box} box" for box in named_boxes(request.goal)
                if not coded and f"into the {box.casefold()} " not in done.casefold()]
     hidden = hidden_setting(request, [f"click the {name} button" for name in request.names.clickable])
-    acts = [line for line in request.history if not READ_ONLY.search(line)]  # a read in between sends nothing
+    acts = [line for line in request.history if not SETS_NOTHING.search(line) and line.endswith("-> ok")]  # nor does a failed step
     last = acts[-1] if acts else ""
     unsent = ["send what was typed"] if request.names.fields and " and press Enter" not in last and re.search(
         r"\] (act type|code): .*-> ok$", last) else []

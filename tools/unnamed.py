@@ -11,7 +11,8 @@
   right before it under the same parent (a label the page did not tie to it), or before its parent
   when it comes first there (a field in a table cell after its header cell), if that text has a
   letter and ends no sentence (a slider's "-1", an instruction above the form are no labels),
-  else its place among all of its role on the page:
+  else the short text right after it where the two are all their parent holds (a label under its
+  field), else its place among all of its role on the page:
   "2nd textbox" (name_unnamed, on the snapshot).
 """
 
@@ -88,7 +89,8 @@ def name_unnamed(snapshot: str, interactive: set[str]) -> str:
         numbered[role] = numbered.get(role, 0) + 1  # its place among all of its role, named or not
         if match["name"] or _holds_named_control(matches, indents, i, interactive):
             continue
-        name = _label_before(lines, matches, indents, i, interactive) or f"{ordinal(numbered[role])} {role}"
+        name = (_label_before(lines, matches, indents, i, interactive) or _label_after(lines, matches, indents, i, interactive)
+                or f"{ordinal(numbered[role])} {role}")
         quoted = name.replace("\\", "\\\\").replace('"', '\\"')
         out[i] = f'{match["lead"]}{role} "{quoted}"{match["rest"]}{match["tail"] or ""}'
     return "\n".join(out)
@@ -112,6 +114,29 @@ def _holds_named_control(matches: list[re.Match[str] | None], indents: list[int]
     return False
 
 
+def _label_after(lines: list[str], matches: list[re.Match[str] | None], indents: list[int], i: int,
+                 interactive: set[str]) -> str:
+    """The short text right after line i, where the two are all their parent holds (a label under its field)."""
+    first = i == 0 or indents[i - 1] < indents[i]
+    k = i + 1
+    while k < len(lines) and indents[k] > indents[i]:
+        k += 1
+    alone = k + 1 >= len(lines) or indents[k + 1] < indents[i]
+    if not first or not alone or k >= len(lines) or indents[k] != indents[i]:
+        return ""
+    return _label_text(lines[k], matches[k], interactive)
+
+
+def _label_text(line: str, match: re.Match[str] | None, interactive: set[str]) -> str:
+    """A line's text as a field's label: short, with a letter, ending no sentence; else ""."""
+    if match and match["role"] in interactive:
+        return ""
+    value = VALUE.match(line)
+    text = value["value"] if value else match["name"] if match and match["name"] else ""
+    text = " ".join(text.strip().strip("'\"").split())
+    return text if len(text) <= LABEL_CHARS and any(c.isalpha() for c in text) and not text.endswith(".") else ""
+
+
 def _label_before(lines: list[str], matches: list[re.Match[str] | None], indents: list[int], i: int,
                   interactive: set[str]) -> str:
     """The short text right before line i: its sibling's, or, when it is its parent's first child (a
@@ -125,11 +150,7 @@ def _label_before(lines: list[str], matches: list[re.Match[str] | None], indents
         if indents[j] < indents[i]:  # i is the first child of j: look before j
             i = j
             continue
-        if j + 1 < len(lines) and indents[j + 1] > indents[j] or (matches[j] and matches[j]["role"] in interactive):
-            return ""  # a container or a control of its own is no label
-        value = VALUE.match(lines[j])
-        text = value["value"] if value else matches[j]["name"] if matches[j] and matches[j]["name"] else ""
-        text = " ".join(text.strip().strip("'\"").split())
-        label = len(text) <= LABEL_CHARS and any(c.isalpha() for c in text) and not text.endswith(".")
-        return text if label else ""
+        if j + 1 < len(lines) and indents[j + 1] > indents[j]:
+            return ""  # a container is no label
+        return _label_text(lines[j], matches[j], interactive)
     return ""

@@ -137,3 +137,18 @@ def test_ordinals_read_as_people_say_them() -> None:
 
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
+
+
+def test_an_unnamed_field_takes_the_short_text_after_it_where_the_two_are_all_their_parent_holds() -> None:
+    snapshot = """- generic [ref=e1]:
+  - generic [ref=e2]:
+    - textbox [ref=e3]
+    - generic [ref=e4]: Nickname
+  - generic [ref=e5]:
+    - textbox [ref=e6]
+    - generic [ref=e7]: Shown to others
+    - generic [ref=e8]: Up to 20 letters
+  - button "Go" [ref=e9]"""
+    named = name_unnamed(snapshot, INTERACTIVE)
+    assert '- textbox "Nickname" [ref=e3]' in named  # a label under its field
+    assert '- textbox "2nd textbox" [ref=e6]' in named  # two texts after it: neither is plainly its label
