@@ -225,3 +225,26 @@ def to_open(request: PlanRequest, split: bool = False) -> list[str]:
             and (said_split(goal, name) or bare(name) in quoted
                  or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
             and f"click the {name.casefold()} " not in clicked]
+
+
+MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december"]
+SHOWN_MONTH = re.compile(r"^(?:\w+: )?(" + "|".join(MONTHS) + r") (\d{4})$", re.I | re.M)  # a calendar's heading
+GIVEN_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b|\b(\d{4})-(\d{1,2})-(\d{1,2})\b")  # 12/02/2016, 2016-12-02
+
+
+def calendar_day(request: PlanRequest) -> list[str]:
+    """Where the page shows a calendar (a month's heading, "December 2016", and links named by days)
+    and the goal gives a date (month/day/year or year-month-day): the click on its day when the
+    calendar shows its month, else on the calendar's "Next" or "Prev" towards it, where it has them."""
+    shown, given = SHOWN_MONTH.search(request.page), GIVEN_DATE.search(request.goal)
+    if not shown or not given:
+        return []
+    month, day, year = (int(given[1]), int(given[2]), int(given[3])) if given[1] else (
+        int(given[5]), int(given[6]), int(given[4]))
+    at = (int(shown[2]), MONTHS.index(shown[1].casefold()) + 1)
+    links = {name for name, roles in request.names.clickable.items() if "link" in roles}
+    if at == (year, month):
+        return [f"click the {day} link"] if str(day) in links else []
+    toward = "Next" if at < (year, month) else "Prev"
+    return [f"click the {toward} {'link' if toward in links else 'button'}"] if toward in request.names.clickable else []

@@ -21,6 +21,8 @@ What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
   nothing the goal rules out ("not the ..."); of numbered things, the number the goal says;
 - on a page with nothing to fill: the links the goal names, else what it asks to open, else (once
   the cart holds what it buys) the cart; where the form hides a setting the goal sets, "show more";
+- where the page shows a calendar ("December 2016", day links) and the goal gives a date: its day,
+  else the calendar's Next/Prev towards its month; a read-only field typed into is clicked (its picker);
 - while a name the goal says to click in quotes is not on the page: only links, tabs and buttons that
   show more ("More") not yet clicked.
 - with an answer schema: extract exactly the unread fields, then answer with the values read.
@@ -54,8 +56,8 @@ from agentpair.form_left import (FIELD_LINE, OPTIONAL, REFUSED, TYPED, TYPED_OK,
                                  named_boxes, page_shown, shown_values, table_values)
 from agentpair.goal_words import (PLACE_NAME, SENTENCE_END, given_values, goal_texts, holds_other, labelled_values, loose,
                                   named_by, named_options, value_runs, word_set)
-from agentpair.page_clicks import (clause_buttons, done_text, hidden_setting, named_links, next_up, offered_clicks, seeking, signed_in,
-                                   sought, to_open, ways_to_name, writable)
+from agentpair.page_clicks import (calendar_day, clause_buttons, done_text, hidden_setting, named_links, next_up, offered_clicks,
+                                   seeking, signed_in, sought, to_open, ways_to_name, writable)
 from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.models import Step
 from agentpair.planner_view import PageNames
@@ -258,6 +260,8 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     if left and any(REFUSED in line for line in request.history):  # a submit was refused: fill the form
         return [_act(tool, {"enum": [step for t, step in left if t == tool]}) for tool in dict.fromkeys(
             t for t, _ in left)], len(left)
+    if day := calendar_day(request):  # a date the goal gives, on the calendar the page shows
+        return [_act("click", {"enum": day})], MAX_PLAN_STEPS
     clicks = offered_clicks(request)
     if plainly_next := next_up(request, clicks):  # the only step
         return [_act("click", {"enum": plainly_next})], MAX_PLAN_STEPS

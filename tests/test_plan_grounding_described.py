@@ -81,3 +81,32 @@ def test_a_short_value_does_not_take_the_full_stop_of_the_sentence_it_ends() -> 
     assert "1998." not in value_runs(words, words.index("1998.")) and "1998" in value_runs(words, words.index("1998."))
     assert "Acme Inc." in value_runs(words, words.index("Acme"))  # an abbreviation's stop is its own
     assert "by year 1998." in value_runs(words, words.index("by"))  # three words or more: a sentence may keep it
+
+
+CALENDAR = """- generic [ref=e1]:
+  - textbox "Check-in" [ref=e2]
+  - button "Book" [ref=e3]
+  - generic [ref=e4]:
+    - link "Prev" [ref=e5]
+    - link "Next" [ref=e6]
+    - generic [ref=e7]: March 2031
+    - table [ref=e8]:
+      - row [ref=e9]:
+        - cell [ref=e10]:
+          - link "1" [ref=e11]
+        - cell [ref=e12]:
+          - link "2" [ref=e13]
+        - cell [ref=e14]:
+          - link "14" [ref=e15]"""
+
+
+def test_a_date_the_goal_gives_is_picked_on_the_calendar_the_page_shows() -> None:
+    day = grounded_plan_schema(request(goal="Pick 03/14/2031 as the check-in date, then book.", snapshot=CALENDAR))
+    assert valid(day, plan(act("click", "click the 14 link")))
+    assert not valid(day, plan(act("click", "click the 1 link"))) and not valid(day, plan(act("click", "click the Book button")))
+    later = grounded_plan_schema(request(goal="Pick 2031-05-02 as the check-in date.", snapshot=CALENDAR))
+    assert valid(later, plan(act("click", "click the Next link"))) and not valid(later, plan(act("click", "click the 2 link")))
+    earlier = grounded_plan_schema(request(goal="Pick 12/30/2030 as the check-in date.", snapshot=CALENDAR))
+    assert valid(earlier, plan(act("click", "click the Prev link")))
+    closed = grounded_plan_schema(request(goal="Pick 03/14/2031 as the check-in date.", snapshot=CALENDAR.split("  - generic [ref=e4]")[0]))
+    assert valid(closed, plan(act("type", "type 03/14/2031 into the Check-in field")))

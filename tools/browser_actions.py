@@ -31,6 +31,7 @@ def ref_of(*roles: str) -> Any:
                  json_schema_extra={"x-roles": list(roles)})
 
 FIELD_INFO_JS = """e => ({password: (e.type || '').toLowerCase() === 'password', locked: !!(e.readOnly || e.disabled),
+  picked: !!e.readOnly && !e.disabled,
   kind: e.tagName === 'INPUT' ? (e.type || 'text') : '',
   label: e.getAttribute('aria-label') || (e.labels && e.labels[0] ? e.labels[0].innerText.trim() : '')
     || e.placeholder || e.name || e.id || e.tagName.toLowerCase()})"""
@@ -134,9 +135,13 @@ async def type_text(browser: Browser, ref: str, text: str, submit: bool = False)
                 detail = f"secret {name!r} may only be typed into a password field, not {info['label']!r}"
                 browser.record("secret", browser.page.url, detail)
                 raise BrowserError(f"refused: {detail}")
+        if info["picked"]:  # a read-only field: a picker it opens when clicked (a calendar) sets it
+            await locator.click()
+            raise BrowserError(f"the {info['label']!r} field is read-only: it cannot be typed into; clicked it "
+                               "to open what sets it (a picker)")
         if info["locked"]:  # fail now, not after the action timeout: such a field is set another way
-            raise BrowserError(f"the {info['label']!r} field is read-only or disabled: it cannot be typed into "
-                               "(a picker or another control sets it)")
+            raise BrowserError(f"the {info['label']!r} field is disabled: it cannot be typed into "
+                               "(another control sets it)")
         try:
             value = fill_secrets(text, browser.policy.secrets)
         except KeyError as exc:

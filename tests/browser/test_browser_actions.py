@@ -165,10 +165,12 @@ async def test_caller_page_is_wrapped_and_left_open(browser: Browser, site, outs
     assert "/steal" not in outside.hits
 
 
-async def test_typing_into_a_read_only_field_fails_at_once_and_says_why(tmp_path) -> None:
+async def test_typing_into_a_read_only_field_fails_at_once_says_why_and_opens_its_picker(tmp_path) -> None:
     import time
 
-    (tmp_path / "picker.html").write_text('<label>Date <input id="d" readonly value=""></label>')
+    (tmp_path / "picker.html").write_text(
+        '<label>Date <input id="d" readonly value="" onclick="document.getElementById(\'cal\').hidden = false">'
+        '</label><div id="cal" hidden><a href="#">2</a></div>')
     async with Browser() as small:
         await small.start_task(start_url=(tmp_path / "picker.html").as_uri(), allow_file_urls=True)
         ref = next(line for line in (await small.observe()).snapshot.splitlines() if "textbox" in line)
@@ -176,6 +178,7 @@ async def test_typing_into_a_read_only_field_fails_at_once_and_says_why(tmp_path
         result = await small.toolbox().get("type")({"ref": ref.split("[ref=")[1].split("]")[0], "text": "12/06/2016"})
         assert not result.ok and "read-only" in result.error
         assert time.perf_counter() - started < 2.0  # not the 5 s action timeout
+        assert 'link "2"' in (await small.observe()).snapshot  # clicked: the picker that sets it is open
 
 
 async def test_a_date_or_time_typed_as_people_write_it_lands_in_a_date_or_time_field(tmp_path) -> None:
