@@ -99,7 +99,7 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     if not any(tool == "type" for tool, _ in left):
         left += [("type", f"type {value} into the {field} field") for value in _untyped(request)
                  for field in _empty_fields(request)]
-    return left
+    return list(dict.fromkeys(left))  # a value found two ways is one step
 
 
 def _described(request: PlanRequest, typed: set[str]) -> list[tuple[str, str]]:

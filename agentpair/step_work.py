@@ -122,7 +122,8 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     where it marks `x-links` (a URL to open) also a link target on the page, and where it marks
     `x-options` (an option) only the named values the page shows as options, if any is; never
     the step's own wording run on (_own_words_off); a step in the grounded wording ("type X into the
-    Y field") gets X whole, no shorter run of it. So no executor can type or open a value
+    Y field") gets X whole, no shorter run of it, and where X is a field's value, that value exactly
+    as the field holds it (observation.field_values: the snapshot trims it). So no executor can type or open a value
     nobody gave. An argument marked `x-switch` (on or off) is what the instruction's verb says,
     where it says one (see switched)."""
     allowed = allowed_refs(observation, tool_schema, instruction)
@@ -137,7 +138,11 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
         or verbatim_spans(instruction, "shown", secret_names)
     names = ref_names(observation.snapshot)
     spans = _own_words_off(spans, {names[r] for r in allowed.get("/ref", []) if r in names})
-    if (typed := TYPED.match(instruction)) and typed.group(1) in spans:
+    typed = TYPED.match(instruction)
+    copied = [v for v in observation.field_values.values() if typed and " ".join(v.split()) == " ".join(typed.group(1).split())]
+    if copied:
+        spans = copied[:1]  # a field's value copied: as the field holds it, spaces and lines and all
+    elif typed and typed.group(1) in spans:
         spans = [typed.group(1)]  # the grounded wording says its value whole: no shorter run of it
     for name, prop in props.items():
         values = spans

@@ -93,6 +93,9 @@ class Observation(BaseModel):
     notices: list[str] = Field(
         default_factory=list, description="what the environment reports since the last look, e.g. blocked navigations"
     )
+    field_values: dict[str, str] = Field(
+        default_factory=dict, description="ref -> a field's exact value, where the snapshot shows it trimmed"
+    )
 
 
 class ToolResult(BaseModel):

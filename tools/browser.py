@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -34,6 +35,7 @@ LAUNCH_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
+SHOWN_VALUE = re.compile(r'^\s*- (?:textbox|searchbox) "[^\n]*?\[ref=(e\d+)\][^:\n]*: (.+)$', re.M)  # a field showing a value
 PASSWORD_VALUES_JS = "() => Array.from(document.querySelectorAll('input[type=password]'), e => e.value)"
 
 
@@ -210,7 +212,21 @@ class Browser(Guard):
             url=self.hide(page.url), title=self.hide(title), snapshot=snapshot,
             text=excerpt(self.hide(text, passwords), self.text_chars),
             refs=refs_in(snapshot), notices=[self.hide(n) for n in notices],
+            field_values=await self._exact_values(snapshot, passwords),
         )
+
+    async def _exact_values(self, snapshot: str, passwords: list[str]) -> dict[str, str]:
+        """The fields whose value the snapshot shows trimmed or with its lines joined -> the value as
+        the field holds it (a text copied from one is typed exactly)."""
+        exact = {}
+        for ref, shown in SHOWN_VALUE.findall(snapshot):
+            try:
+                value = self.hide(await self.page.locator(f"aria-ref={ref}").input_value(timeout=1000), passwords)
+            except PlaywrightError:
+                continue
+            if value != shown and " ".join(value.split()) == " ".join(shown.split()):
+                exact[ref] = value
+        return exact
 
     # ---- acting ----------------------------------------------------------------------------
     def tools(self) -> list[Tool]:

@@ -196,3 +196,20 @@ async def test_a_date_or_time_typed_as_people_write_it_lands_in_a_date_or_time_f
         assert (await typing({"ref": refs[0], "text": "05/20/2010"})).ok
         assert (await typing({"ref": refs[1], "text": "9:37 PM"})).ok
         assert await small.page.input_value("#d") == "2010-05-20" and await small.page.input_value("#t") == "21:37"
+
+
+async def test_a_fields_value_copied_into_another_is_typed_exactly_as_the_field_holds_it(tmp_path) -> None:
+    (tmp_path / "copy.html").write_text('<textarea id="src">Two lines,\n  and a trailing space </textarea>'
+                                        '<textarea id="dst" aria-label="Answer"></textarea><button>Send</button>')
+    async with Browser() as small:
+        await small.start_task(start_url=(tmp_path / "copy.html").as_uri(), allow_file_urls=True)
+        obs = await small.observe()
+        source = next(line for line in obs.snapshot.splitlines() if "Two lines" in line)
+        assert "trailing space" in source and not source.endswith(" ")  # the snapshot trims it
+        assert list(obs.field_values.values()) == ["Two lines,\n  and a trailing space "]
+        step = Step(kind="act", tool="type", instruction="type Two lines, and a trailing space into the Answer field")
+        [request] = fill_requests(step, "", obs, small.toolbox())
+        assert request.allowed["/text"] == ["Two lines,\n  and a trailing space "]
+        answer = find_ref(obs.snapshot, "textbox", "Answer")
+        assert (await call(small, "type", ref=answer, text=request.allowed["/text"][0])).ok
+        assert await small.page.input_value("#dst") == "Two lines,\n  and a trailing space "
