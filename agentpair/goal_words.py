@@ -17,7 +17,7 @@ LINKING = {"by", "of", "is"}  # "directed by Bowen", "a budget of 500", "the pos
 COMMON_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "me", "my", "i", "no", "not"}
 SMALL_WORDS = COMMON_WORDS | LINKING | {"from", "at"}  # no value starts or ends with one
 WORD = r"\w(?:[\w'.-]*\w)?"
-ABBREVIATION = re.compile(r"(?<!\w)[A-Z][a-z]{0,3}\.$")  # "St.", "Inc.", "Corp.": a stop that is the word's own
+ABBREVIATION = re.compile(r"(?<!\w)(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|Ave|Rd|No|etc)\.$")  # a stop that is the word's own
 NUMBER_WORD = re.compile(r"^-?\d+(?:[.,]\d+)?$")
 DATE_OR_TIME = re.compile(r"\b\d{1,4}[/:-]\d{1,2}(?:[/-]\d{1,4})?\b")
 
@@ -138,10 +138,10 @@ def _labelled_at(words: list[str], field: str) -> list[tuple[int, int]]:
 
 def says_name(word: str, field: str) -> bool:
     """The word is one of the field's name, give or take a plural s, or shares its first five letters
-    with one ("directed" for Director)."""
+    with one ("directed" for Director); a name of small words only ("To:") is its words."""
     said = word.casefold().strip(OPENERS + CLOSERS + SENTENCE_END)
-    return any(said == w or said.removesuffix("s") == w or len(w) >= 5 and said[:5] == w[:5]
-               for w in word_set(field, letters_only=True))
+    label = word_set(field, letters_only=True) or set(re.findall(r"[^\W\d_]+", field.casefold()))  # "To:" is its word
+    return any(said == w or said.removesuffix("s") == w or len(w) >= 5 and said[:5] == w[:5] for w in label)
 
 
 def word_set(text: str, letters_only: bool = False) -> set[str]:

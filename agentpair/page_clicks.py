@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agentpair.goal_words import (WORD, by_number, goal_texts, quoted_texts, ruled_out_words, said_split, task_words,
+from agentpair.goal_words import (WORD, by_number, goal_texts, named_by, quoted_texts, ruled_out_words, said_split, task_words,
                                   word_set)
 from agentpair.plan_request import PlanRequest
 from agentpair.planner_view import BOX_ROLES, PageNames
@@ -67,7 +67,9 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     very page (request.unchanged), no side effect the goal does not ask for (asked_for) or the run
     made already, no click on what the goal rules out (ruled_out_words), nor on a thing numbered
     other than the goal numbers it (by_number), nor on one of a shared name whose item the goal
-    does not say where it says another's (told_by_goal)."""
+    does not say where it says another's (told_by_goal), nor on a list's item other than those the
+    goal names, where it names some (named_items), nor, where it quotes what to click, on what it
+    does not name (quoted_only)."""
     names, done = request.names, set(request.unchanged)
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
               for role in dict.fromkeys(roles) if role not in BOX_ROLES
@@ -76,16 +78,41 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
     clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.history)]
-    return told_by_goal(request, clicks)
+    return told_by_goal(request, named_items(request, quoted_only(request, clicks)))
+
+
+def quoted_only(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """Where the goal quotes the name of a thing to click ('Click the "Share" button') and the page
+    has it: only the clickables the goal names (that one, and others it names: "then click Submit")."""
+    quoted, names = [m.group(1) for m in QUOTED_CLICK.finditer(request.goal)], request.names.clickable
+    if not any(says(n, q) for n in names for q in quoted):
+        return clicks
+    said = tuple(f"click the {w} " for n in names if any(says(n, q) for q in quoted) or named_by(request.goal, n)
+                 for w in ways_to_name(n))
+    return [c for c in clicks if c.startswith(said)] or clicks
+
+
+def named_items(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """Of a list's items (names.lists), where the goal says some by their whole names ("the email by
+    Coletta"), only those, and of those the ones it says after "from" or "by" where it says some so
+    ("forward to Evy the email from Cora": the item is Cora's): not the other items."""
+    for items in request.names.lists:
+        said = [n for n in items if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", request.goal, re.I)]
+        said = [n for n in said if re.search(rf"\b(?:from|by) {re.escape(n)}(?!\w)", request.goal, re.I)] or said
+        if said:
+            others = tuple(f"click the {w} " for n in set(items) - set(said) for w in ways_to_name(n))
+            clicks = [c for c in clicks if not c.startswith(others)]
+    return clicks
 
 
 def told_by_goal(request: PlanRequest, clicks: list[str]) -> list[str]:
-    """Of the elements sharing a name, told apart by their items (telling), the ones whose telling
-    part says a word of the goal (the star of the mail from Giulia, the reply under @kenda's post),
+    """Of the elements sharing a name, told apart by their items (telling), the ones whose item says
+    a word of the goal (the star of the mail from Giulia, the reply under each of @kenda's posts),
     where the goal says such a word: not the others, nor the bare name."""
     goal_words = {w for w in word_set(request.goal) if len(w) > 2}
     for name, tells in request.names.told_apart.items():
-        said = [t for t in tells if word_set(t) & goal_words - word_set(name)]
+        items = request.names.told_items.get(name) or tells
+        said = [t for t, item in zip(tells, items) if word_set(item) & goal_words - word_set(name)]
         if said:
             ways = tuple(f"click the {w} " for w in ways_to_name(name))
             clicks = [c for c in clicks if not c.startswith(ways) or any(c.endswith(f" ({t})") for t in said)]
@@ -151,9 +178,11 @@ def hidden_setting(request: PlanRequest, clicks: list[str]) -> list[str]:
 
 
 def side_effects_done(history: list[str]) -> set[str]:
-    """The clicks with a side effect (SIDE_EFFECTS: "Add ... to cart") the run has made: once is the order."""
+    """The clicks with a side effect (SIDE_EFFECTS: "Add ... to cart") the run has made: once is the
+    order; and those on one item's action ("like (Clark @dis)"): a second would undo the first."""
     made = (m.group(1) for m in map(CLICKED.search, history) if m)
-    return {c for c in made if c.removeprefix("click the ").split(" ", 1)[0].casefold() in SIDE_EFFECTS}
+    return {c for c in made if c.removeprefix("click the ").split(" ", 1)[0].casefold() in SIDE_EFFECTS
+            or TELLING.search(c)}
 
 
 def asked_for(goal_words: set[str], click: str) -> bool:
@@ -184,9 +213,20 @@ def bare(name: str) -> str:
 def sought(request: PlanRequest) -> list[str]:
     """The names the goal says to click in quotes (click on the link "X") that no clickable here has
     and no step of the run clicked: they are elsewhere, behind a tab or a link."""
-    shown, clicked = {bare(n) for n in request.names.clickable}, done_text(request).casefold()
-    return [name for m in QUOTED_CLICK.finditer(request.goal) if bare(name := m.group(1)) not in shown
+    clicked = done_text(request).casefold()
+    return [name for m in QUOTED_CLICK.finditer(request.goal) if not any(says(n, name := m.group(1)) for n in request.names.clickable)
             and f"click the {bare(name)}" not in clicked]
+
+
+def quoted_here(request: PlanRequest) -> list[str]:
+    """The clickables here that the goal says to click in quotes (says) that no step of the run clicked."""
+    clicked, quoted = done_text(request).casefold(), [m.group(1) for m in QUOTED_CLICK.finditer(request.goal)]
+    return [n for n in request.names.clickable if any(says(n, q) for q in quoted) and f"click the {n.casefold()} " not in clicked]
+
+
+def says(name: str, quoted: str) -> bool:
+    """A clickable's name is the quoted text, or opens with it ("Block @kenda" for "Block")."""
+    return bare(name) == bare(quoted) or bare(name).startswith(bare(quoted) + " ")
 
 
 def seeking(request: PlanRequest, clicks: list[str]) -> list[str]:

@@ -10,9 +10,14 @@ What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
 - it types only a run of the goal's words, a text the page shows whole (a line of text, a table
   cell, a field's value), an extracted value or a secret's placeholder;
 - a secret goes only into the field named after it, an e-mail into a mail field, a value the goal
-  labels with a field's word ("postcode X", "directed by Bowen" for Director, "12 guests") into that field, a text it sends "into the 2nd textbox"
-  into that one (fields named by place then take nothing else), a table row's value (where the goal
-  gives none) into the field of its label; no field is offered the value it shows;
+  labels with a field's word ("postcode X", "directed by Bowen" for Director, "12 guests") into that
+  field (where it does so for some, the other empty fields take short runs of its words holding
+  no such value nor a field's word), a text it sends "into the 2nd textbox" into that one (fields
+  named by place then take nothing else), a table row's value (where the goal gives none) into the
+  field of its label, the one text the goal quotes into the page's one field; no field is offered
+  the value it shows, nor, where the page filled it, a value no such rule gives it;
+- of a list's items (three or more clickable siblings of one role), only those the goal names
+  whole, where it names some ("the email by Coletta"), and of those the ones after "from"/"by";
 - an element named by its place ("2nd radio") is named by the goal only as that phrase;
 - a box is offered the verb that turns it, never the one undoing the run's own step;
 - a dropdown is offered only the options the goal names;
@@ -24,10 +29,12 @@ What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
 - where the page shows a calendar ("December 2016", day links) and the goal gives a date: its day,
   else the calendar's Next/Prev towards its month; a read-only field typed into is clicked (its picker);
 - while a name the goal says to click in quotes is not on the page: only links, tabs and buttons that
-  show more ("More") not yet clicked.
+  show more ("More") not yet clicked; where it is, only the clickables the goal names;
+- an item's action the run took ("like (Clark @dis)") is not taken again (it would undo it).
 - with an answer schema: extract exactly the unread fields, then answer with the values read.
 No finish while (still_to_do)
-- a clickable here the goal asks to open or press is unclicked, or one it says to click is elsewhere,
+- a clickable here the goal asks to open or press (or quotes: 'click the "Block" button') is
+  unclicked, or one it says to click is elsewhere,
   or a button named by the verb a clause of the goal opens with ("... and forward it": Forward);
 - a text the goal gives to enter is untyped or unsent, a box it names to fill is empty;
 - the form lacks what the goal gives for it (form_left: boxes and options it names, boxes on that
@@ -52,12 +59,12 @@ import json
 import re
 from typing import Any
 
-from agentpair.form_left import (FIELD_LINE, OPTIONAL, REFUSED, TYPED, TYPED_OK, aimed_fields, form_left, listed_values,
+from agentpair.form_left import (FIELD_LINE, OPTIONAL, REFUSED, SPINNER, TYPED, TYPED_OK, aimed_fields, form_left, listed_values,
                                  named_boxes, page_shown, shown_values, table_values)
 from agentpair.goal_words import (PLACE_NAME, SENTENCE_END, given_values, goal_texts, holds_other, labelled_values, loose,
-                                  named_by, named_options, value_runs, word_set)
+                                  named_by, named_options, quoted_texts, value_runs, word_set)
 from agentpair.page_clicks import (calendar_day, clause_buttons, done_text, hidden_setting, named_links, next_up, offered_clicks,
-                                   seeking, signed_in, sought, to_open, ways_to_name, writable)
+                                   quoted_here, seeking, signed_in, sought, to_open, ways_to_name, writable)
 from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.models import Step
 from agentpair.planner_view import PageNames
@@ -198,12 +205,14 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
     say "mail" where the page has such, and those take nothing else, as a value the goal labels
     with a word of a field's name takes that field ("postcode SW1Y 4JH", "12 guests": labelled_values;
     one the goal says twice may go into two), and the fields right before
-    that one what the goal lists right before it, in order (listed_before); a text the goal aims at
+    that one what the goal lists right before it, in order (listed_before); the one field of a page
+    takes the one text the goal quotes; a text the goal aims at
     fields ("this reply: ...", _aimed_fields) goes only into those; a field a table row gives a
     value for (table_values) takes only that; no field takes the value it shows; a field the run
     typed a text into takes no other; no field the run submitted a text into (`submitted`, as
     said) takes more; where the goal sends a text to a field by its place ("into the 2nd textbox"),
-    fields named by their place take only what it sends them."""
+    fields named by their place take only what it sends them; a field the page filled (not the
+    run; a number field aside) takes only what these rules give it."""
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
     emails = [v for v in values if EMAIL.match(v)]
     aimed = {text.rstrip(SENTENCE_END): fields for lead, text in goal_texts(request.goal)
@@ -218,18 +227,23 @@ def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> lis
             own = [v for v in labelled_values(request.goal, field) or listed.get(field, [])[:1] if v in values]
         if not own and field in table:
             own = [table[field]]
+        if not own and len(request.names.fields) == 1 and len(quoted := quoted_texts(request.goal)) == 1:
+            own = [v for v in values if v.rstrip(SENTENCE_END) == quoted[0].rstrip(SENTENCE_END)]  # the one text
         if not submitted & set(ways_to_name(field)):
             owned[field] = own
     said_twice = {v for own in owned.values() for v in own if len(re.findall(rf"(?<!\w){re.escape(v)}(?!\w)", request.goal)) > 1}
     taken = {v for own in owned.values() for v in own if v not in said_twice} | set(secrets)
     kept = {m.group(2): m.group(1) for m in map(TYPED_OK.search, request.history) if m}
+    open_to = {f for f in request.names.fields if set(ways_to_name(f)) & set(kept)} | {
+        name.replace('\\"', '"') for name, _ in SPINNER.findall(request.page)}  # typed by the run, or a number field
     groups: dict[tuple[str, ...], list[str]] = {}
     given = {text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)}
     by_place = any(PLACE_NAME.match(f) for fields in aimed.values() for f in fields)
     for field, own in owned.items():
         if by_place and PLACE_NAME.match(field):  # the goal sends texts to fields by place: only those
             own = own or [v for v in values if field in aimed.get(v.rstrip(SENTENCE_END), [])]
-        elif not own and not OPTIONAL.search(field):  # an optional field the goal gives nothing for stays empty
+        elif not own and not OPTIONAL.search(field) and (field not in shown or field in open_to):
+            # an optional field the goal gives nothing for stays empty; one the page filled stays as it is
             own = [v for v in values if v not in taken and field in aimed.get(v.rstrip(SENTENCE_END), [field])
                    and (v.rstrip(SENTENCE_END) in given or not holds_other(v, taken, request.names.fields))]
         own = [v for v in own if v != shown.get(field)]  # not the value it shows already
@@ -321,7 +335,8 @@ def still_to_do(request: PlanRequest) -> list[str]:
     while the run has taken none.
     While there is one, no finish is offered: a small planner calls a goal done a page early."""
     done = done_text(request)
-    opening = [f"click the {name}" for name in dict.fromkeys([*to_open(request), *clause_buttons(request)])]
+    opening = [f"click the {name}" for name in dict.fromkeys([*to_open(request), *clause_buttons(request),
+                                                                *quoted_here(request)])]
     texts = [text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)]
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
     coded = any(re.search(r"\] code: .* -> ok$", line) for line in request.history)

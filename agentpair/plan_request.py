@@ -81,9 +81,11 @@ TEXT = {"type": "string", "minLength": 1, "maxLength": 400}  # bounded free text
 INSTRUCTION = {"type": "string", "maxLength": 120}
 # an extract step's schema, as far as a grammar can hold it to a JSON Schema: an object type, its
 # required names, and a schema object per property (in the order the planner's data writes them)
+FIELD_TYPES = ["string", "number", "integer", "boolean"]
 EXTRACT_SCHEMA = {"type": "object", "properties": {
     "type": {"const": "object"}, "required": {"type": "array", "items": {"type": "string"}},
-    "properties": {"type": "object", "additionalProperties": {"type": "object"}}}}
+    "properties": {"type": "object", "additionalProperties": {  # each fact a JSON Schema type, no made-up one
+        "type": "object", "required": ["type"], "properties": {"type": {"enum": FIELD_TYPES}}}}}}
 MAX_PLAN_STEPS = 6  # the most steps one plan may hold
 
 

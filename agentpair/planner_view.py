@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from tools.browser_actions import CheckArgs
 from tools.snapshot import INTERACTIVE as SNAPSHOT_INTERACTIVE
-from tools.snapshot import REF, Element, box_states, parse_elements, told_apart, walk_elements
+from tools.snapshot import REF, Element, box_states, parse_elements, told_apart_items, walk_elements
 
 PAGE_CHARS_FOR_PLANNER = 700
 TEXT_CHARS = 160  # a flattened code block (a config template) must fit on its line
@@ -126,6 +126,10 @@ class PageNames(BaseModel):
     chosen: dict[str, str] = Field(default_factory=dict, description="a select's name -> the option it shows")
     told_apart: dict[str, list[str]] = Field(default_factory=dict, description="a name several clickable "
                                              "elements share -> what tells each apart (tools.snapshot.told_apart)")
+    told_items: dict[str, list[str]] = Field(default_factory=dict, description="the same, all that each one's "
+                                             "item says")
+    lists: list[list[str]] = Field(default_factory=list, description="the names of a list's items: clickable "
+                                   "siblings of one role under one parent, three or more")
 
 
 FIELD_ROLES = {"textbox", "searchbox", "spinbutton"}
@@ -136,7 +140,7 @@ NOT_CLICKED = FIELD_ROLES | {"slider", "option"}
 def page_names(snapshot: str) -> PageNames:
     """The names of the page's interactive elements that are not disabled, sorted by what a step may
     do to them."""
-    names, apart = PageNames(), told_apart(snapshot)
+    names, apart = PageNames(), told_apart_items(snapshot)
     names.checked = [name for name, on in box_states(snapshot).items() if on]
     for node in walk_elements(snapshot):
         if node.role not in INTERACTIVE or not node.name or "[disabled]" in node.attrs:
@@ -153,8 +157,23 @@ def page_names(snapshot: str) -> PageNames:
         if node.role not in NOT_CLICKED and not options:
             names.clickable.setdefault(node.name, []).append(node.role)
             if (ref := REF.search(node.attrs)) and ref.group(1) in apart:
-                names.told_apart.setdefault(node.name, []).append(apart[ref.group(1)])
+                telling, item = apart[ref.group(1)]
+                names.told_apart.setdefault(node.name, []).append(telling)
+                names.told_items.setdefault(node.name, []).append(item)
+    names.lists = _lists(parse_elements(snapshot))
     return names
+
+
+def _lists(nodes: list[Element]) -> list[list[str]]:
+    """Each run of three or more clickable siblings of one role (a list's items), by their names."""
+    found = []
+    for node in nodes:
+        roles = [c.role for c in node.children if c.role in INTERACTIVE - NOT_CLICKED - BOX_ROLES and c.name]
+        for role in dict.fromkeys(roles):
+            if roles.count(role) >= 3:
+                found.append([c.name for c in node.children if c.role == role and c.name])
+        found += _lists(node.children)
+    return found
 
 
 def page_state(observation: Any) -> str:

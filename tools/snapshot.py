@@ -145,6 +145,12 @@ def told_apart(snapshot: str) -> dict[str, str]:
     says that no other such element's item says ("Audiobook, 2004"). Where the nearest items say
     the same (a row of actions under each post), the items around them are read, outward. Elements
     alike in every part, or in no list item, are not told apart."""
+    return {ref: telling for ref, (telling, _) in told_apart_items(snapshot).items()}
+
+
+def told_apart_items(snapshot: str) -> dict[str, tuple[str, str]]:
+    """told_apart's telling part of each such element, with all that its item says (the item that
+    tells it apart): "Nunc tortor." and "Clark @dis · Nunc tortor." for one of two posts by @dis."""
     items: dict[tuple[str, str], list[tuple[str, list[Element]]]] = {}
 
     def visit(nodes: list[Element], around: list[Element]) -> None:
@@ -170,7 +176,7 @@ def told_apart(snapshot: str) -> dict[str, str]:
                           for p in parts(theirs[depth], name)}
                 telling = [p for p in parts(item, name) if p not in others and len(p) <= MAX_TELLING]
                 if telling:
-                    apart[ref] = telling[0]
+                    apart[ref] = (telling[0], " · ".join(parts(item, name)))
                     break
     return apart
 
