@@ -157,7 +157,7 @@ def named_by(goal: str, name: str) -> bool:
     """Every word of the name (COMMON_WORDS aside) is one of the goal's, give or take a plural s; a
     name of place ("2nd radio") only as that phrase ("the 2nd radio button"), not its words apart."""
     if place := PLACE_NAME.match(name):
-        return re.search(rf"\b{place[1]} {place[2]}", goal, re.I) is not None
+        return re.search(rf"\b{place[1]} (?:\w+ )?{place[2]}", goal, re.I) is not None  # "the 3rd (input) textbox"
     goal_words = set(re.findall(WORD, goal.casefold()))
     words = {w for w in re.findall(WORD, name.casefold()) if w not in COMMON_WORDS}
     return bool(words) and all({w, w.removesuffix("s"), w + "s"} & goal_words for w in words)

@@ -24,6 +24,7 @@ SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase":
                 **{verb: DELETING for verb in ("delete", "remove", "trash")}, "star": MARKING, "flag": MARKING,
                 **{verb: {verb} for verb in ("archive", "cancel", "follow", "notify", "share",
                                               "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
+NUMBER_NAME = re.compile(r"^-?\d+(?:\.\d+)?$")
 CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
 SETTING = re.compile(r"\b(?:set(?! up\b)|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
 DISCLOSURE = re.compile(r"click the (?:(?:show|see|view) (?:more|advanced|all)|more|advanced|expand)\b.* button$", re.I)
@@ -69,7 +70,7 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     other than the goal numbers it (by_number), nor on one of a shared name whose item the goal
     does not say where it says another's (told_by_goal), nor on a list's item other than those the
     goal names, where it names some (named_items), nor, where it quotes what to click, on what it
-    does not name (quoted_only)."""
+    does not name (quoted_only), nor, where it asks for the greatest or smallest, on other numbers (extreme)."""
     names, done = request.names, set(request.unchanged)
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
               for role in dict.fromkeys(roles) if role not in BOX_ROLES
@@ -78,7 +79,19 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
     clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.history)]
-    return told_by_goal(request, named_items(request, quoted_only(request, clicks)))
+    return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, clicks))))
+
+
+def extreme(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """Where the goal asks for the greatest (largest, highest, biggest) or the smallest (lowest,
+    least) and clickables here are named by numbers: of those, only the greatest or the smallest."""
+    most = re.search(r"\b(greatest|largest|highest|biggest|smallest|lowest|least)\b", request.goal, re.I)
+    numbers = {n: float(n) for n in request.names.clickable if NUMBER_NAME.match(n)}
+    if not most or len(numbers) < 2:
+        return clicks
+    pick = (max if most[1].casefold() in ("greatest", "largest", "highest", "biggest") else min)(numbers, key=numbers.get)
+    others = tuple(f"click the {n} " for n in numbers if n != pick)
+    return [c for c in clicks if not c.startswith(others)]
 
 
 def quoted_only(request: PlanRequest, clicks: list[str]) -> list[str]:
@@ -288,3 +301,13 @@ def calendar_day(request: PlanRequest) -> list[str]:
         return [f"click the {day} link"] if str(day) in links else []
     toward = "Next" if at < (year, month) else "Prev"
     return [f"click the {toward} {'link' if toward in links else 'button'}"] if toward in request.names.clickable else []
+
+
+def field_to_focus(request: PlanRequest) -> list[str]:
+    """Where the goal says to focus or click into a field it names ("Focus into the 3rd textbox") and
+    no step has clicked it: the click on that field."""
+    if not re.match(r"\s*(?:focus|click)\b", request.goal, re.I):
+        return []
+    clicked = done_text(request).casefold()
+    return [f"click the {said[0]} field" for f in request.names.fields if named_by(request.goal, f)
+            and (said := ways_to_name(f)) and f"click the {said[0].casefold()} field" not in clicked]

@@ -30,7 +30,9 @@ What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
   else the calendar's Next/Prev towards its month; a read-only field typed into is clicked (its picker);
 - while a name the goal says to click in quotes is not on the page: only links, tabs and buttons that
   show more ("More") not yet clicked; where it is, only the clickables the goal names;
-- an item's action the run took ("like (Clark @dis)") is not taken again (it would undo it).
+- where the goal opens with "focus" or "click" into a field it names: clicking that field;
+- an item's action the run took ("like (Clark @dis)") is not taken again (it would undo it);
+- where the goal asks for the greatest (smallest), of the clickables named by numbers only that one.
 - with an answer schema: extract exactly the unread fields, then answer with the values read.
 No finish while (still_to_do)
 - a clickable here the goal asks to open or press (or quotes: 'click the "Block" button') is
@@ -63,8 +65,8 @@ from agentpair.form_left import (FIELD_LINE, OPTIONAL, REFUSED, SPINNER, TYPED, 
                                  named_boxes, page_shown, shown_values, table_values)
 from agentpair.goal_words import (PLACE_NAME, SENTENCE_END, given_values, goal_texts, holds_other, labelled_values, loose,
                                   named_by, named_options, quoted_texts, value_runs, word_set)
-from agentpair.page_clicks import (calendar_day, clause_buttons, done_text, hidden_setting, named_links, next_up, offered_clicks,
-                                   quoted_here, seeking, signed_in, sought, to_open, ways_to_name, writable)
+from agentpair.page_clicks import (calendar_day, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
+                                   offered_clicks, quoted_here, seeking, signed_in, sought, to_open, ways_to_name, writable)
 from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.models import Step
 from agentpair.planner_view import PageNames
@@ -274,7 +276,7 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     if left and any(REFUSED in line for line in request.history):  # a submit was refused: fill the form
         return [_act(tool, {"enum": [step for t, step in left if t == tool]}) for tool in dict.fromkeys(
             t for t, _ in left)], len(left)
-    if day := calendar_day(request):  # a date the goal gives, on the calendar the page shows
+    if day := calendar_day(request) or field_to_focus(request):  # a date on the calendar shown; a field to focus
         return [_act("click", {"enum": day})], MAX_PLAN_STEPS
     clicks = offered_clicks(request)
     if plainly_next := next_up(request, clicks):  # the only step
