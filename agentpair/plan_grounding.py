@@ -4,7 +4,7 @@ Names (tools/unnamed.py, planner_view.page_names)
 - a pointer-cursor element with no role is a button named by its text (an icon: title, alt, class);
 - an unnamed field takes the short text before it, else its place among its role ("2nd textbox");
 - a disabled element takes no step.
-What a step may say (_grounded_acts, offered_clicks, typed_values, _typing)
+What a step may say (_grounded_acts, offered_clicks, field_values.typed_values and typing_groups)
 - it names only elements the page has, in the page's words; same-named ones told apart by their item,
   and only those whose item says a word of the goal where some do;
 - it types only a run of the goal's words, a text the page shows whole (a line of text, a table
@@ -61,10 +61,9 @@ import json
 import re
 from typing import Any
 
-from agentpair.form_left import (FIELD_LINE, OPTIONAL, REFUSED, SPINNER, TYPED, TYPED_OK, aimed_fields, form_left, listed_values,
-                                 named_boxes, page_shown, shown_values, table_values)
-from agentpair.goal_words import (PLACE_NAME, SENTENCE_END, given_values, goal_texts, holds_other, labelled_values, loose,
-                                  named_by, named_options, quoted_texts, value_runs, word_set)
+from agentpair.field_values import typed_values, typing_groups
+from agentpair.form_left import REFUSED, TYPED, form_left, named_boxes, page_shown
+from agentpair.goal_words import SENTENCE_END, given_values, goal_texts, named_by, named_options, word_set
 from agentpair.page_clicks import (calendar_day, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
                                    offered_clicks, quoted_here, seeking, signed_in, sought, to_open, ways_to_name, writable)
 from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
@@ -78,11 +77,7 @@ GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
 SUBMITTED = re.compile(r'\] act type: type (.+?) into the (.+) (?:field|box) and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
 SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
-ROLE_LINE = re.compile(r'^[a-z]+(?: "|:| \[|$)')  # an element's line, not a line of text
-PAGE_TEXT_CHARS = 120
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
-READ_ONLY = re.compile(r"\] act (?:read|wait_for|scroll): ")  # steps that leave a page's form as it was
 SETS_NOTHING = re.compile(r"\] act (?:read|wait_for|scroll|check|select): ")  # steps that send no form
 FORCED = "the only step the page allows"  # the thought of a plan the loop took without the planner
 
@@ -90,37 +85,6 @@ FORCED = "the only step the page allows"  # the thought of a plan the loop took 
 def _literal(text: str) -> str:
     """`text` as a regex matching only itself, in the regex subset llama.cpp compiles."""
     return "".join("\\" + c if c in ESCAPED else f"[{c}]" if c in CLASSED else c for c in text)
-
-
-def typed_values(request: PlanRequest) -> list[str]:
-    """What a step may type: every run of up to MAX_VALUE_WORDS of the goal's words (quotes and
-    brackets off its ends; the sentence's full stop off), the texts it gives (goal_texts, as given), the texts the page shows (shown_texts),
-    extracted values, placeholders."""
-    words = request.goal.split()
-    found = {value: None for start in range(1, len(words)) for value in value_runs(words, start) if not loose(value)}
-    found.update(dict.fromkeys(text for _, text in goal_texts(request.goal)))  # with their own full stops
-    for text in shown_texts(request.page):
-        found.setdefault(text, None)
-    for item in request.memory:
-        for value in (item.values() if isinstance(item, dict) else [item]):
-            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-                found.setdefault(str(value), None)
-    for name in request.secret_names:
-        found.setdefault("{{secret:" + name + "}}", None)
-    return [value for value in found if writable(value)]
-
-
-def shown_texts(page: str) -> list[str]:
-    """The texts a page shows whole that a goal may ask to copy: each line of plain text, each table
-    cell and each field's value, up to PAGE_TEXT_CHARS long (a page's long prose is no value to type)."""
-    found = []
-    for line in page.splitlines():
-        line = line.strip()
-        value = FIELD_LINE.match(line)
-        texts = [value.group(2)] if value else line.removeprefix("row: ").split(" | ") if line.startswith("row: ") \
-            else [line] if not ROLE_LINE.match(line) else []
-        found += [text for text in texts if 0 < len(text) <= PAGE_TEXT_CHARS]
-    return found
 
 
 def _one_of(texts: list[str]) -> str:
@@ -149,7 +113,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
         shapes.append(_act("click", {"enum": clicks}))
     submitted = [m for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(3)) == m.group(1)]
     retyped = {m.group(1) for m in map(TYPED.match, done) if m}
-    typing = _typing(request, [v for v in values if v not in retyped], {m.group(2) for m in submitted})
+    typing = typing_groups(request, [v for v in values if v not in retyped], {m.group(2) for m in submitted})
     if "type" in tools and typing:
         into = "|".join(f"{_one_of(vals)} into the {_one_of(fields)}" for vals, fields in typing)
         shapes.append(_act("type", {"type": "string", "pattern": f"^type ({into}) (field|box)( and press Enter)?$"}))
@@ -198,63 +162,6 @@ def _not_to_check(request: PlanRequest) -> set[str]:
     if re.search(r"\bonly\b", request.goal, re.I):
         out |= {b for b in names.boxes if b not in named and any(word_set(b) & word_set(n) for n in named)}
     return out
-
-
-def _typing(request: PlanRequest, values: list[str], submitted: set[str]) -> list[tuple[list[str], list[str]]]:
-    """Which values go into which fields, as (values, field names as said) groups: a secret goes
-    only into the fields named after it (the password into "Password", never into a page's
-    "identity check" box), and they take nothing else; e-mail addresses go into the fields that
-    say "mail" where the page has such, and those take nothing else, as a value the goal labels
-    with a word of a field's name takes that field ("postcode SW1Y 4JH", "12 guests": labelled_values;
-    one the goal says twice may go into two), and the fields right before
-    that one what the goal lists right before it, in order (listed_before); the one field of a page
-    takes the one text the goal quotes; a text the goal aims at
-    fields ("this reply: ...", _aimed_fields) goes only into those; a field a table row gives a
-    value for (table_values) takes only that; no field takes the value it shows; a field the run
-    typed a text into takes no other; no field the run submitted a text into (`submitted`, as
-    said) takes more; where the goal sends a text to a field by its place ("into the 2nd textbox"),
-    fields named by their place take only what it sends them; a field the page filled (not the
-    run; a number field aside) takes only what these rules give it."""
-    secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
-    emails = [v for v in values if EMAIL.match(v)]
-    aimed = {text.rstrip(SENTENCE_END): fields for lead, text in goal_texts(request.goal)
-             if (fields := aimed_fields(request, lead, text))}
-    listed, table, shown = listed_values(request), table_values(request), shown_values(request)
-    owned: dict[str, list[str]] = {}
-    for field in request.names.fields:
-        own = [v for v, name in secrets.items() if name in field.casefold()]
-        if not own and emails and "mail" in field.casefold():
-            own = emails
-        if not own:
-            own = [v for v in labelled_values(request.goal, field) or listed.get(field, [])[:1] if v in values]
-        if not own and field in table:
-            own = [table[field]]
-        if not own and len(request.names.fields) == 1 and len(quoted := quoted_texts(request.goal)) == 1:
-            own = [v for v in values if v.rstrip(SENTENCE_END) == quoted[0].rstrip(SENTENCE_END)]  # the one text
-        if not submitted & set(ways_to_name(field)):
-            owned[field] = own
-    said_twice = {v for own in owned.values() for v in own if len(re.findall(rf"(?<!\w){re.escape(v)}(?!\w)", request.goal)) > 1}
-    taken = {v for own in owned.values() for v in own if v not in said_twice} | set(secrets)
-    kept = {m.group(2): m.group(1) for m in map(TYPED_OK.search, request.history) if m}
-    open_to = {f for f in request.names.fields if set(ways_to_name(f)) & set(kept)} | {
-        name.replace('\\"', '"') for name, _ in SPINNER.findall(request.page)}  # typed by the run, or a number field
-    groups: dict[tuple[str, ...], list[str]] = {}
-    given = {text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)}
-    by_place = any(PLACE_NAME.match(f) for fields in aimed.values() for f in fields)
-    for field, own in owned.items():
-        if by_place and PLACE_NAME.match(field):  # the goal sends texts to fields by place: only those
-            own = own or [v for v in values if field in aimed.get(v.rstrip(SENTENCE_END), [])]
-        elif not own and not OPTIONAL.search(field) and (field not in shown or field in open_to):
-            # an optional field the goal gives nothing for stays empty; one the page filled stays as it is
-            own = [v for v in values if v not in taken and field in aimed.get(v.rstrip(SENTENCE_END), [field])
-                   and (v.rstrip(SENTENCE_END) in given or not holds_other(v, taken, request.names.fields))]
-        own = [v for v in own if v != shown.get(field)]  # not the value it shows already
-        if had := next((kept[said] for said in ways_to_name(field) if said in kept), None):
-            own = [v for v in own if v == had]  # what the run typed here, again at most (a misspelt fill)
-        else:  # and not what it typed into another field
-            own = [v for v in own if v not in kept.values()]
-        groups.setdefault(tuple(own), []).extend(ways_to_name(field))
-    return [(list(own), fields) for own, fields in groups.items() if own and fields]
 
 
 def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from agentpair.datagen.plans import browser_tools
-from agentpair.plan_grounding import grounded_plan_schema, typed_values
+from agentpair.field_values import typed_values
+from agentpair.plan_grounding import grounded_plan_schema
 from agentpair.planner import PlanRequest, plan_schema
 from agentpair.planner_view import page_names
 from tests.grounding_helpers import DONE, GOAL, PICKED, SEARCHED, SNAPSHOT, act, plan, request, valid

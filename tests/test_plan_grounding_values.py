@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from agentpair.form_left import REFUSED, premature_click
 from agentpair.goal_words import value_runs
-from agentpair.plan_grounding import grounded_plan_schema, shown_texts
+from agentpair.field_values import shown_texts
+from agentpair.plan_grounding import grounded_plan_schema
 from tests.grounding_helpers import act, plan, request, valid
 
 FORM = """- generic [ref=e1]:
