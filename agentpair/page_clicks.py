@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from agentpair.goal_words import (WORD, by_number, goal_texts, named_by, quoted_texts, ruled_out_words, said_split, task_words,
-                                  word_set)
+from agentpair.goal_words import (WORD, by_number, goal_texts, named_by, quoted_texts, ruled_out_words, said_split, says_name,
+                                  task_words, word_set)
 from agentpair.plan_request import PlanRequest
 from agentpair.planner_view import BOX_ROLES, PageNames
 
@@ -24,6 +24,8 @@ SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase":
                 **{verb: DELETING for verb in ("delete", "remove", "trash")}, "star": MARKING, "flag": MARKING,
                 **{verb: {verb} for verb in ("archive", "cancel", "follow", "notify", "share",
                                               "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
+FIND = re.compile(r"\b(?i:find|look for|locate) ([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)")  # "Find Casie ...": a name to find
+PAGE_TURN = re.compile(r"click the (?:>|»|›|next|next page|more) (?:link|button)$", re.I)  # clicked again and again
 NUMBER_NAME = re.compile(r"^-?\d+(?:\.\d+)?$")
 CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
 SETTING = re.compile(r"\b(?:set(?! up\b)|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
@@ -70,7 +72,8 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     other than the goal numbers it (by_number), nor on one of a shared name whose item the goal
     does not say where it says another's (told_by_goal), nor on a list's item other than those the
     goal names, where it names some (named_items), nor, where it quotes what to click, on what it
-    does not name (quoted_only), nor, where it asks for the greatest or smallest, on other numbers (extreme)."""
+    does not name (quoted_only), nor, where it asks for the greatest or smallest, on other numbers (extreme),
+    nor, where it says to click a thing by a label the page shows before it, on others (labelled_click)."""
     names, done = request.names, set(request.unchanged)
     clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
               for role in dict.fromkeys(roles) if role not in BOX_ROLES
@@ -79,7 +82,7 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
     clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.history)]
-    return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, clicks))))
+    return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, labelled_click(request, clicks)))))
 
 
 def extreme(request: PlanRequest, clicks: list[str]) -> list[str]:
@@ -225,10 +228,13 @@ def bare(name: str) -> str:
 
 def sought(request: PlanRequest) -> list[str]:
     """The names the goal says to click in quotes (click on the link "X") that no clickable here has
-    and no step of the run clicked: they are elsewhere, behind a tab or a link."""
+    and no step of the run clicked, and the names it says to find ("Find Casie in the book") that the
+    page does not show: they are elsewhere, behind a tab, a link or the next page."""
     clicked = done_text(request).casefold()
-    return [name for m in QUOTED_CLICK.finditer(request.goal) if not any(says(n, name := m.group(1)) for n in request.names.clickable)
-            and f"click the {bare(name)}" not in clicked]
+    quoted = [name for m in QUOTED_CLICK.finditer(request.goal) if not any(says(n, name := m.group(1)) for n in request.names.clickable)
+              and f"click the {bare(name)}" not in clicked]
+    shown = "\n".join(line for line in request.page.splitlines() if request.goal not in line).casefold()  # not the task's own line
+    return quoted + [m[1] for m in FIND.finditer(request.goal) if m[1].casefold() not in shown]
 
 
 def quoted_here(request: PlanRequest) -> list[str]:
@@ -252,8 +258,21 @@ def seeking(request: PlanRequest, clicks: list[str]) -> list[str]:
              for said in ways_to_name(name)]
     clicked = done_text(request).casefold()
     kept = [c for c in clicks if (any(c.startswith(f"click the {said} ") for said in views) or DISCLOSURE.match(TELLING.sub(r"\1", c)))
-            and f"{c.casefold()} " not in clicked]
+            and (f"{c.casefold()} " not in clicked or PAGE_TURN.match(c))]
     return kept or clicks
+
+
+def labelled_click(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """Where the goal says to click a thing by a label the page shows right before a clickable ("click
+    on their address" and "Address:" then a button): only that clickable, and what the goal names."""
+    said = re.search(r"\bclick(?: on)?(?: the| their| his| her| its| your)? ([\w-]+)", request.goal, re.I)
+    lines = request.page.splitlines()
+    labelled = [m[2] for label, line in zip(lines, lines[1:]) if said and label.endswith(":") and " " not in label.strip()
+                and says_name(said[1], label) and (m := re.match(r'^(button|link) "(.+)"$', line))]
+    if not labelled or sought(request):  # not before the page shows what the goal is about
+        return clicks
+    keep = tuple(f"click the {w} " for n in labelled for w in ways_to_name(n))
+    return [c for c in clicks if c.startswith(keep)] or clicks
 
 
 def clause_buttons(request: PlanRequest) -> list[str]:

@@ -28,8 +28,11 @@ What a step may say (_grounded_acts, offered_clicks, field_values.typed_values a
   the cart holds what it buys) the cart; where the form hides a setting the goal sets, "show more";
 - where the page shows a calendar ("December 2016", day links) and the goal gives a date: its day,
   else the calendar's Next/Prev towards its month; a read-only field typed into is clicked (its picker);
-- while a name the goal says to click in quotes is not on the page: only links, tabs and buttons that
-  show more ("More") not yet clicked; where it is, only the clickables the goal names;
+- while a name the goal says to click in quotes, or to find ("Find Petra in the book"), is not on the
+  page: only links, tabs and buttons that show more ("More") not yet clicked (the next page's ">"
+  again and again); where a quoted one is, only the clickables the goal names;
+- where the goal says to click a thing by a label the page shows right before a clickable ("click
+  on her phone", "Phone:" then a button): only that one;
 - where the goal opens with "focus" or "click" into a field it names: clicking that field;
 - an item's action the run took ("like (Clark @dis)") is not taken again (it would undo it);
 - where the goal asks for the greatest (smallest), of the clickables named by numbers only that one.

@@ -109,3 +109,29 @@ def test_a_field_the_goal_says_to_focus_into_is_clicked() -> None:
     history = ['[1] act click: click the 2nd textbox field {"ref": "e2"} -> ok']
     assert valid(grounded_plan_schema(request(goal="Focus into the 2nd input textbox.", snapshot=fields, history=history)),
                  DONE)
+
+
+CONTACT = """- generic [ref=e1]:
+  - heading "Oskar" [level=2] [ref=e2]
+  - generic [ref=e3]:
+    - text: "Phone:"
+    - button "555-0100" [ref=e4]
+  - generic [ref=e5]:
+    - text: "Address:"
+    - button "9 Mill Lane" [ref=e6]
+  - link "1" [ref=e7]
+  - link ">" [ref=e8]"""
+CONTACT_GOAL = "Find Petra in the address book and click on her phone."
+
+
+def test_a_name_the_goal_says_to_find_is_sought_page_by_page_then_its_labelled_thing_is_clicked() -> None:
+    schema = grounded_plan_schema(request(goal=CONTACT_GOAL, snapshot=CONTACT))
+    assert valid(schema, plan(act("click", "click the > link")))
+    assert not valid(schema, plan(act("click", "click the 555-0100 button")))  # Oskar's, not Petra's
+    assert not valid(schema, DONE)
+    turned = ['[1] act click: click the > link {"ref": "e8"} -> ok']
+    again = grounded_plan_schema(request(goal=CONTACT_GOAL, snapshot=CONTACT, history=turned))
+    assert valid(again, plan(act("click", "click the > link")))  # the next page, and the next
+    found = grounded_plan_schema(request(goal=CONTACT_GOAL, snapshot=CONTACT.replace("Oskar", "Petra")))
+    assert valid(found, plan(act("click", "click the 555-0100 button")))
+    assert not valid(found, plan(act("click", "click the 9 Mill Lane button")))  # her address, not her phone

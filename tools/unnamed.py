@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 MARK_CLICKABLE_JS = """() => {
-  const controls = 'a,button,input,select,textarea,label,option,summary,[role]';
+  const controls = 'a[href],button,input,select,textarea,label,option,summary,[role]';  // an <a> with no href is no link
   const hovered = [];  // selectors whose :hover style alone shows the pointer (".controls span:hover")
   for (const sheet of document.styleSheets) {
     let rules = [];

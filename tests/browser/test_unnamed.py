@@ -73,6 +73,7 @@ PAGE = """<!doctype html><title>Unnamed</title>
 <input id="other">
 <p>Pick <span style="cursor:pointer" onclick="document.getElementById('out').textContent = 'word'">maple</span> now.</p>
 <button style="cursor:pointer">Real button</button>
+<p>Phone: <a style="cursor:pointer" onclick="document.getElementById('out').textContent = 'dialled'">555-0100</a></p>
 <div><span id="send-now" style="cursor:pointer; display:inline-block; width:12px; height:12px;
   background-image:linear-gradient(red, blue)"></span></div>
 <p id="out"></p>"""
@@ -89,6 +90,7 @@ async def test_on_a_real_page_the_named_elements_can_be_acted_on_by_their_refs(t
         assert not any(line.startswith('- button "Invoice 7"') for line in lines)  # a part deep inside the row
         assert any(line.startswith('- button "maple"') for line in lines)  # a clickable word in a text
         assert any(line.startswith('- button "Real button"') for line in lines)
+        assert any(line.startswith('- button "555-0100"') for line in lines)  # an <a> with no href is no link: a button
         assert any(line.startswith('- button "send now"') for line in lines)  # an icon: by its id
         arrival = next(line for line in lines if line.startswith('- textbox "Arrival time"'))
         assert any(line.startswith('- textbox "2nd textbox"') for line in lines)  # after "Arrival time"
