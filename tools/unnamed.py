@@ -1,7 +1,8 @@
 """Names for what a page leaves unnamed, so that a step can say them.
 
 - An element the page styles as clickable (a pointer cursor, or one its :hover style gives) but
-  gives no role, nor holds a control of its own (a clickable list item, card, message row or word),
+  gives no role (an <a> with no href has none), nor holds a control of its own (a clickable list
+  item, card, message row or word),
   is marked a button named by the first line of its text, else, for an icon (an image, a
   background or CSS content), its title, alt text, first class or id ("trash", "send reply"); one
   whose text is a row of inline parts ("Reply Forward") or a list of items is each part instead,
