@@ -54,7 +54,7 @@ def typing_groups(request: PlanRequest, values: list[str], submitted: set[str]) 
     only into the fields named after it (the password into "Password", never into a page's
     "identity check" box), and they take nothing else; e-mail addresses go into the fields that
     say "mail" where the page has such, and those take nothing else, as a value the goal labels
-    with a word of a field's name takes that field ("postcode SW1Y 4JH", "12 guests": labelled_values;
+    with a word of a field's name takes that field ("postcode LS2 7EW", "12 guests": labelled_values;
     one the goal says twice may go into two), and the fields right before
     that one what the goal lists right before it, in order (listed_before); the one field of a page
     takes the one text the goal quotes; a text the goal aims at

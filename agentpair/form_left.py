@@ -16,21 +16,21 @@ TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
 TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 SPINNER = re.compile(r'^spinbutton "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*(?::\s*(.*))?$', re.M)
-NOT_WANTED = r"\b(?:not|no)\s+(?:an? |the |any )?([^,.;:()]+)"  # "do not subscribe to the newsletter"
+NOT_WANTED = r"\b(?:not|no)\s+(?:an? |the |any )?([^,.;:()]+)"  # "do not send me the digest"
 FIELD_LINE = re.compile(r'^(?:textbox|searchbox|spinbutton|combobox) "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*: (.+)$', re.M)
 OPTIONAL = re.compile(r"\boptional\b", re.I)
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 
 def named_boxes(goal: str) -> list[str]:
-    """The boxes a goal says to put something in ("paste it into the Service config box")."""
+    """The boxes a goal says to put something in ("paste it into the Notes box")."""
     return re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", goal)
 
 
 def aimed_fields(request: PlanRequest, lead: str, text: str) -> list[str]:
     """Where the goal says a text goes: the page's fields it names right after the text ('"-5" into
     the 2nd textbox', sent_into), else those the last clause before it names by one of their words
-    ("this reply" -> "Your reply"); never a secret's."""
+    ("this answer" -> "Your answer"); never a secret's."""
     if into := sent_into(request.goal, text):
         return [f for f in request.names.fields if named_by(into, f)]
     clause = word_set(re.split(r"[,;]| and ", lead)[-1])
@@ -39,7 +39,7 @@ def aimed_fields(request: PlanRequest, lead: str, text: str) -> list[str]:
 
 
 def listed_values(request: PlanRequest) -> dict[str, list[str]]:
-    """The fields right before one the goal labels a code for ("postcode SW1Y 4JH"), each with what
+    """The fields right before one the goal labels a code for ("postcode LS2 7EW"), each with what
     the goal lists for it (listed_before), then that field with its code as given whole; in the
     form's order."""
     fields, listed = request.names.fields, {}
@@ -60,10 +60,10 @@ def _labelled_whole(goal: str, field: str) -> str | None:
 
 def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     """What the goal gives for this page's form that the form does not hold yet, as the (tool,
-    instruction) steps that put it there: a box it names ("Accept the code of conduct", "T-shirt
-    size L") that is off, a box that is on naming what it says no to ("do not subscribe to the
-    newsletter": the last word of the clause), a dropdown one option of which it names
-    ("vegetarian meals") showing another, a value it lists for an address form field ("..., London, postcode SW1Y 4JH": _listed),
+    instruction) steps that put it there: a box it names ("Agree to the house rules", "cup size
+    M") that is off, a box that is on naming what it says no to ("do not send me the digest": the
+    last word of the clause), a dropdown one option of which it names ("spicy dishes") showing
+    another, a value it lists for an address form field ("..., Leeds, postcode LS2 7EW": _listed),
     a value it labels with a word of an empty field's name ("year 1998", "directed by Bowen": labelled_values)
     or a text it gives for a field it names ("this reply: ...") never typed, else a value it gives
     (a quoted text, a date, a time: given_values) never typed nor shown while the page has an
@@ -192,7 +192,7 @@ def typed_field(instruction: str) -> str | None:
 
 
 def is_button_click(instruction: str) -> bool:
-    """A step that clicks a button, as the grounded schema words it ("click the Send reply button")."""
+    """A step that clicks a button, as the grounded schema words it ("click the Post answer button")."""
     return re.match(r"click the .+ button\b", instruction) is not None
 
 

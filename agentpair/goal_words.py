@@ -61,7 +61,7 @@ def _qualifies(word: str) -> bool:
 def labelled_values(goal: str, field: str) -> list[str]:
     """The values the goal gives by a word of the field's name or one sharing its first five letters
     (_labelled_at): a number right before it ("12 guests"), else right after it, a linking word
-    between ("postcode SW1Y 4JH", "year 1998", "directed by Bowen"): a code (a word with a digit,
+    between ("postcode LS2 7EW", "year 1998", "directed by Bowen"): a code (a word with a digit,
     and the runs from it) or a name (words that start with a capital, ending the clause or followed
     by a small word: "Bowen from ..."); they go into that field and no other."""
     words = _unquoted(goal).split()
@@ -173,9 +173,9 @@ def ruled_out_words(goal: str) -> list[set[str]]:
 
 
 def named_options(goal: str, options: list[str]) -> list[str]:
-    """The options of a dropdown the goal names: those it says whole ("to 15 minutes", of "5 minutes,
-    15 minutes, 60 minutes"), else those it names by a word only they say ("Express shipping" ->
-    "Express (next day, $7)"); all of them when it names none."""
+    """The options of a dropdown the goal names: those it says whole ("to 2 hours", of "1 hour,
+    2 hours, 4 hours"), else those it names by a word only they say ("courier delivery" ->
+    "Courier (same day, $9)"); all of them when it names none."""
     whole = [o for o in options if o.strip() and re.search(r"(?<!\w)" + re.escape(o) + r"(?!\w)", goal, re.I)]
     if whole:
         return whole
@@ -196,7 +196,7 @@ def by_number(goal: str, clicks: list[str]) -> list[str]:
 
 
 def said_split(goal: str, name: str) -> bool:
-    """The goal says a long word of the name as two, as a verb: "check out" for "Proceed to checkout"."""
+    """The goal says a long word of the name as two, as a verb: "sign up" for "Go to signup"."""
     return any(re.search(r"\b(?:" + "|".join(f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1)) + r")\b", goal, re.I)
                for w in re.findall(r"[^\W\d_]{6,}", name))
 
@@ -211,7 +211,7 @@ def quoted_texts(goal: str) -> list[str]:
 
 def goal_texts(goal: str) -> list[tuple[str, str]]:
     """The texts the goal gives to enter, each with the words that lead to it: quoted ones, and one
-    closing the goal after a colon ("send the customer this reply: We have issued your refund.")."""
+    closing the goal after a colon ("post this answer: The shop opens at nine.")."""
     texts = [(goal[:m.start()], m.group(1) or m.group(2)) for m in QUOTED.finditer(goal)]
     closing = re.search(r":\s+([^:\"“”]+?)[.!]?$", goal)
     if closing and len(closing.group(1).split()) >= 3 and ". " not in closing.group(1) \

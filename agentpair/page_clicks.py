@@ -143,7 +143,7 @@ def signed_in(request: PlanRequest) -> bool:
 
 def next_up(request: PlanRequest, clicks: list[str]) -> list[str]:
     """On a page with nothing to fill, the clicks that are plainly the next step, when there are such:
-    a clickable the goal asks to open ("check out" for "Proceed to checkout"; once signed in "go to
+    a clickable the goal asks to open ("sign up" for "Go to signup"; once signed in "go to
     Messages": _to_open), else, once the run has added to the cart what the goal checks out, the way
     to the cart ("View cart"), not another product's "Add to cart"."""
     if request.names.fields:
@@ -288,7 +288,7 @@ def clause_buttons(request: PlanRequest) -> list[str]:
 def to_open(request: PlanRequest, split: bool = False) -> list[str]:
     """The clickables here the goal asks to open or press ("... and go to Messages", "open Preferences",
     "press Submit"), or quotes by their whole name (click the link "Pricing"), or
-    says split as a verb ("check out" for "Proceed to checkout"; only those with `split`) that no
+    says split as a verb ("sign up" for "Go to signup"; only those with `split`) that no
     step of the run clicked."""
     goal = " ".join(re.findall(WORD, request.goal))
     clicked = done_text(request).casefold()

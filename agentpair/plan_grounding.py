@@ -43,7 +43,7 @@ No finish while (still_to_do)
   or a button named by the verb a clause of the goal opens with ("... and forward it": Forward);
 - a text the goal gives to enter is untyped or unsent, a box it names to fill is empty;
 - the form lacks what the goal gives for it (form_left: boxes and options it names, boxes on that
-  name what it says no to ("no newsletter"), listed
+  name what it says no to ("no digest"), listed
   address lines, quoted texts, dates and times for empty fields, its one number for the one
   number field; where it gives no values, a table row's value for the empty field of its label);
 - the task asks for no answer and the run has not acted yet, or has not typed a value the goal gives
@@ -156,8 +156,8 @@ def _names_an_option(goal: str, options: list[str]) -> bool:
 
 def _not_to_check(request: PlanRequest) -> set[str]:
     """The boxes a goal that names one of their kind leaves alone: other radio buttons where it names
-    one (checking one would undo it), and, where it says "the Python workshop only", the other
-    boxes sharing a word with the one it names ("Rust workshop")."""
+    one (checking one would undo it), and, where it says "the pottery class only", the other
+    boxes sharing a word with the one it names ("weaving class")."""
     names = request.names
     named = [b for b in names.boxes if named_by(request.goal, b)]
     radios = [b for b in names.boxes if "radio" in names.clickable.get(b, [])]
@@ -240,7 +240,7 @@ def still_to_do(request: PlanRequest) -> list[str]:
     """What the goal plainly asks for that the run has not done on this page: a clickable here it
     asks to open (to_open), what its form lacks (form_left), and,
     while the page has a field, a text it gives to enter (quoted, or closing the goal after a
-    colon: "send this reply: We have issued your refund.") that no step has typed, and a box it
+    colon: "post this answer: The shop opens at nine.") that no step has typed, and a box it
     names to fill ("put the template in the Setup box") that no step has typed into (nor a code
     step filled), a typed text not sent, a setting it sets that the form hides (hidden_setting),
     and, for a task that asks for no answer (no answer schema, no question), any action at all

@@ -28,7 +28,7 @@ QUOTES = "\"'\u201c\u201d\u2018\u2019"
 SEPARATOR = re.compile(r"^[^\w{]+$")  # a word of no letters or digits between a page text's parts: "·", "|"
 # A value a step names is the object of a verb or of a preposition ("type X into ...",
 # "select X in ...", "set L to X", "fill in L with X", "search for X"; not the "type" of "the
-# Ticket type dropdown") and ends where the wording resumes ("into", "in", "as", "and press
+# Seat type dropdown") and ends where the wording resumes ("into", "in", "as", "and press
 # Enter", "without ...") or at the end.
 VERBS = frozenset({"type", "enter", "select", "choose", "pick", "put", "write", "fill", "input", "insert",
                    "set", "change", "search", "press", "paste", "add", "open", "visit", "load"})
@@ -270,7 +270,7 @@ def table_cells(tables: list[list[list[tuple[bool, str]]]], field: str,
                 subject: str) -> tuple[list[str], list[str]]:
     """What the page's tables give a field: the cells for the subject (the page's name the
     instruction names: in the field's column, on the rows whose first cell holds it; else on a
-    row headed by the field's label, "Storage | 256 GB"), and the field's cells on other rows (all
+    row headed by the field's label, "Memory | 16 GB"), and the field's cells on other rows (all
     their cells, where a table of items has no column for the field: a sibling's "Memory" is not
     the page's own `ram_gb`). A field's label is its name without a unit (label_words)."""
     label = label_words(field)
