@@ -112,7 +112,8 @@ class OpenAIPlanner:
                 for key, value in {**completion.timings, "http_ms": max(0.0, waited)}.items():
                     timings[key] = timings.get(key, 0.0) + value
             try:
-                plan = Plan.model_validate(json.loads(completion.text, strict=False))
+                data = json.loads(completion.text, strict=False)
+                plan = Plan.model_validate(_required_tied(data) if self.grounded else data)
             except (json.JSONDecodeError, ValidationError) as exc:
                 error = _short_error(exc) if isinstance(exc, ValidationError) else f"not JSON: {exc}"
                 messages += [
@@ -130,6 +131,16 @@ class OpenAIPlanner:
 
     async def aclose(self) -> None:
         await self.endpoint.aclose()
+
+
+def _required_tied(plan: Any) -> Any:
+    """A grounded plan with each extract schema's `required` cut to the names its properties define:
+    a grammar cannot tie the two lists, and a small planner asked again writes the same list again."""
+    for step in plan.get("steps", []) if isinstance(plan, dict) and isinstance(plan.get("steps"), list) else []:
+        schema = step.get("schema") if isinstance(step, dict) else None
+        if isinstance(schema, dict) and isinstance(schema.get("required"), list) and isinstance(schema.get("properties"), dict):
+            schema["required"] = [name for name in schema["required"] if name in schema["properties"]]
+    return plan
 
 
 def _short_error(exc: ValidationError) -> str:

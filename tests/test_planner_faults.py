@@ -156,3 +156,11 @@ async def test_with_no_model_named_the_planner_asks_the_server_which_it_serves(m
         several = OpenAIPlanner(base_url=fake.base_url, api_key="sk-test")
         await several.plan(REQUEST)
         assert fake.requests[-1]["body"]["model"] == "gpt-4o-mini"  # which of several is the user's to say
+
+
+async def test_under_a_grounded_schema_an_extracts_undefined_required_names_are_dropped_not_reasked() -> None:
+    undefined = json.dumps({"thought": "t", "steps": [{"kind": "extract", "instruction": "the price", "schema": {
+        "type": "object", "properties": {"price": {"type": "number"}}, "required": ["price", "name"]}}]})
+    with FakeEndpoint([Reply(content=undefined)]) as fake:
+        reply = await planner(fake, grounded=True).plan(REQUEST)
+        assert reply.plan.steps[0].schema_["required"] == ["price"] and len(fake.requests) == 1
