@@ -20,7 +20,8 @@ EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 
 def typed_values(request: PlanRequest) -> list[str]:
     """What a step may type: every run of up to MAX_VALUE_WORDS of the goal's words (quotes and
-    brackets off its ends; the sentence's full stop off), the texts it gives (goal_texts, as given), the texts the page shows (shown_texts),
+    brackets off its ends; the sentence's full stop off), the texts it gives (goal_texts, as given),
+    the texts the page shows (shown_texts),
     extracted values, placeholders."""
     words = request.goal.split()
     found = {value: None for start in range(1, len(words)) for value in value_runs(words, start) if not loose(value)}
@@ -82,7 +83,8 @@ def typing_groups(request: PlanRequest, values: list[str], submitted: set[str]) 
             own = [v for v in values if v.rstrip(SENTENCE_END) == quoted[0].rstrip(SENTENCE_END)]  # the one text
         if not submitted & set(ways_to_name(field)):
             owned[field] = own
-    said_twice = {v for own in owned.values() for v in own if len(re.findall(rf"(?<!\w){re.escape(v)}(?!\w)", request.goal)) > 1}
+    said_twice = {v for own in owned.values() for v in own
+                  if len(re.findall(rf"(?<!\w){re.escape(v)}(?!\w)", request.goal)) > 1}
     taken = {v for own in owned.values() for v in own if v not in said_twice} | set(secrets)
     kept = {m.group(2): m.group(1) for m in map(TYPED_OK.search, request.history) if m}
     open_to = {f for f in request.names.fields if set(ways_to_name(f)) & set(kept)} | {

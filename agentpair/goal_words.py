@@ -34,9 +34,9 @@ def value_runs(words: list[str], start: int) -> list[str]:
         run = said.lstrip(OPENERS).rstrip(CLOSERS)
         if "(not" in words[start:end]:
             break  # it runs into what the goal rules out ("3 kg (not the 1 kg bag)")
+        unstopped = run.rstrip(SENTENCE_END).rstrip(CLOSERS)
         stop_is_the_goals = said[-1:] in SENTENCE_END and end - start < 3 and not ABBREVIATION.search(said)  # "year 1998."
-        for value in (run.rstrip(SENTENCE_END).rstrip(CLOSERS),) if stop_is_the_goals else (run, run.rstrip(SENTENCE_END).rstrip(CLOSERS)):
-            found.setdefault(value, None)
+        found.update(dict.fromkeys([unstopped] if stop_is_the_goals else [run, unstopped]))
     return list(found)
 
 

@@ -24,7 +24,8 @@ SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase":
                 **{verb: DELETING for verb in ("delete", "remove", "trash")}, "star": MARKING, "flag": MARKING,
                 **{verb: {verb} for verb in ("archive", "cancel", "follow", "notify", "share",
                                               "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
-FIND = re.compile(r"\b(?i:find|look for|locate) ([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)")  # "Find Casie ...": a name to find
+FIND = re.compile(r"\b(?i:find|look for|locate) ([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)(?=[,.;:!?]|$| (?:in|on|at|from|and|of|for)\b)")
+# "Find Casie in the book": a name to find (a name, ending there: not "Find Support tickets")
 PAGE_TURN = re.compile(r"click the (?:>|»|›|next|next page|more) (?:link|button)$", re.I)  # clicked again and again
 NUMBER_NAME = re.compile(r"^-?\d+(?:\.\d+)?$")
 CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
@@ -231,16 +232,18 @@ def sought(request: PlanRequest) -> list[str]:
     and no step of the run clicked, and the names it says to find ("Find Casie in the book") that the
     page does not show: they are elsewhere, behind a tab, a link or the next page."""
     clicked = done_text(request).casefold()
-    quoted = [name for m in QUOTED_CLICK.finditer(request.goal) if not any(says(n, name := m.group(1)) for n in request.names.clickable)
+    quoted = [name for m in QUOTED_CLICK.finditer(request.goal)
+              if not any(says(n, name := m.group(1)) for n in request.names.clickable)
               and f"click the {bare(name)}" not in clicked]
-    shown = "\n".join(line for line in request.page.splitlines() if request.goal not in line).casefold()  # not the task's own line
+    shown = "\n".join(line for line in request.page.splitlines() if request.goal not in line).casefold()  # not the task's
     return quoted + [m[1] for m in FIND.finditer(request.goal) if m[1].casefold() not in shown]
 
 
 def quoted_here(request: PlanRequest) -> list[str]:
     """The clickables here that the goal says to click in quotes (says) that no step of the run clicked."""
     clicked, quoted = done_text(request).casefold(), [m.group(1) for m in QUOTED_CLICK.finditer(request.goal)]
-    return [n for n in request.names.clickable if any(says(n, q) for q in quoted) and f"click the {n.casefold()} " not in clicked]
+    return [n for n in request.names.clickable
+            if any(says(n, q) for q in quoted) and f"click the {n.casefold()} " not in clicked]
 
 
 def says(name: str, quoted: str) -> bool:

@@ -138,7 +138,8 @@ def _required_tied(plan: Any) -> Any:
     a grammar cannot tie the two lists, and a small planner asked again writes the same list again."""
     for step in plan.get("steps", []) if isinstance(plan, dict) and isinstance(plan.get("steps"), list) else []:
         schema = step.get("schema") if isinstance(step, dict) else None
-        if isinstance(schema, dict) and isinstance(schema.get("required"), list) and isinstance(schema.get("properties"), dict):
+        if isinstance(schema, dict) and isinstance(schema.get("required"), list) \
+                and isinstance(schema.get("properties"), dict):
             schema["required"] = [name for name in schema["required"] if name in schema["properties"]]
     return plan
 

@@ -90,8 +90,8 @@ def name_unnamed(snapshot: str, interactive: set[str]) -> str:
         numbered[role] = numbered.get(role, 0) + 1  # its place among all of its role, named or not
         if match["name"] or _holds_named_control(matches, indents, i, interactive):
             continue
-        name = (_label_before(lines, matches, indents, i, interactive) or _label_after(lines, matches, indents, i, interactive)
-                or f"{ordinal(numbered[role])} {role}")
+        name = (_label_before(lines, matches, indents, i, interactive)
+                or _label_after(lines, matches, indents, i, interactive) or f"{ordinal(numbered[role])} {role}")
         quoted = name.replace("\\", "\\\\").replace('"', '\\"')
         out[i] = f'{match["lead"]}{role} "{quoted}"{match["rest"]}{match["tail"] or ""}'
     return "\n".join(out)
