@@ -9,7 +9,7 @@ import re
 
 from agentpair.goal_words import (SENTENCE_END, given_values, goal_texts, holds_other, labelled_values, listed_before, loose,
                                   named_by, named_options, ruled_out_words, sent_into, value_runs, word_set)
-from agentpair.page_clicks import done_text, ways_to_name, writable
+from agentpair.page_clicks import done_text, page_shown, ways_to_name, writable
 from agentpair.plan_request import PlanRequest
 
 TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
@@ -85,11 +85,12 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):
             left.append(("select", f"select {named[0]} in the {said[0]} dropdown"))
     typed = {m.group(2).casefold() for m in map(TYPED_OK.search, request.history) if m}
-    for field, value in listed_values(request).items():
+    listed = listed_values(request)
+    for field, value in listed.items():
         said = ways_to_name(field)
         if said and not typed & {n.casefold() for n in said}:
             left.append(("type", f"type {value[0]} into the {said[0]} field"))
-    left += _described(request, typed)
+    left += _described(request, typed, listed)
     for lead, text in goal_texts(request.goal):
         fields = [said[0] for f in aimed_fields(request, lead, text) if (said := ways_to_name(f))]
         if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
@@ -102,13 +103,13 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     return list(dict.fromkeys(left))  # a value found two ways is one step
 
 
-def _described(request: PlanRequest, typed: set[str]) -> list[tuple[str, str]]:
+def _described(request: PlanRequest, typed: set[str], listed: dict[str, list[str]]) -> list[tuple[str, str]]:
     """Where the goal labels values for fields of the form by words of their names ("year 1998",
     "directed by Bowen": labelled_values), each such field while empty takes its value, and each
     other empty field (not optional) one of the short runs of the goal's words that hold no such
     value nor a word of a field's name ("action", "action movies" for Genre): the goal describes
-    the whole form."""
-    empty, listed, fields = _empty_fields(request), listed_values(request), request.names.fields
+    the whole form. `listed`: listed_values, which this leaves to form_left's address lines."""
+    empty, fields = _empty_fields(request), request.names.fields
     labelled = {f: v for f in fields if f not in listed and (v := _labelled_whole(request.goal, f)) and writable(v)}
     if not labelled:
         return []
@@ -169,11 +170,6 @@ def _untyped(request: PlanRequest) -> list[str]:
     shown = page_shown(request)
     values = given_values(request.goal, set(request.names.clickable)) if _empty_fields(request) else []
     return [v for v in values if f"type {v}" not in done and v not in shown and writable(v)]
-
-
-def page_shown(request: PlanRequest) -> str:
-    """The page view's text, less a line that repeats the goal (a task page may show its own task)."""
-    return "\n".join(line for line in request.page.splitlines() if request.goal not in line)
 
 
 def _empty_fields(request: PlanRequest) -> list[str]:

@@ -227,6 +227,11 @@ def bare(name: str) -> str:
     return name.rstrip(".,;:!?").casefold()
 
 
+def page_shown(request: PlanRequest) -> str:
+    """The page view's text, less a line that repeats the goal (a task page may show its own task)."""
+    return "\n".join(line for line in request.page.splitlines() if request.goal not in line)
+
+
 def sought(request: PlanRequest) -> list[str]:
     """The names the goal says to click in quotes (click on the link "X") that no clickable here has
     and no step of the run clicked, and the names it says to find ("Find Casie in the book") that the
@@ -235,7 +240,7 @@ def sought(request: PlanRequest) -> list[str]:
     quoted = [name for m in QUOTED_CLICK.finditer(request.goal)
               if not any(says(n, name := m.group(1)) for n in request.names.clickable)
               and f"click the {bare(name)}" not in clicked]
-    shown = "\n".join(line for line in request.page.splitlines() if request.goal not in line).casefold()  # not the task's
+    shown = page_shown(request).casefold()
     return quoted + [m[1] for m in FIND.finditer(request.goal) if m[1].casefold() not in shown]
 
 

@@ -65,10 +65,10 @@ import re
 from typing import Any
 
 from agentpair.field_values import typed_values, typing_groups
-from agentpair.form_left import REFUSED, TYPED, form_left, named_boxes, page_shown
+from agentpair.form_left import REFUSED, TYPED, form_left, named_boxes
 from agentpair.goal_words import SENTENCE_END, given_values, goal_texts, named_by, named_options, word_set
 from agentpair.page_clicks import (calendar_day, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
-                                   offered_clicks, quoted_here, seeking, signed_in, sought, to_open, ways_to_name, writable)
+                                   offered_clicks, page_shown, quoted_here, seeking, signed_in, sought, to_open, ways_to_name, writable)
 from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.models import Step
 from agentpair.planner_view import PageNames
