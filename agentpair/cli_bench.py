@@ -39,13 +39,13 @@ def _eval_report(args: argparse.Namespace) -> dict:
     """Held-out accuracy and speed of the shipped (or given) diffusion and AR executors."""
     from pathlib import Path
 
-    from agentpair.datagen.build import build
+    from agentpair.datagen.build import EVAL_PAGES, build
     from agentpair.executor_local import WEIGHTS
     from executor_engine.evaluate import evaluate
 
     data = Path(args.data)
-    if not data.is_file():  # regenerated from its fixed seeds (renders pages in Chromium)
-        build(data.parent, "heldout", 80)
+    if not data.is_file() and data.stem in EVAL_PAGES:  # regenerated from its fixed seeds (renders in Chromium)
+        build(data.parent, data.stem, EVAL_PAGES[data.stem])
     report = evaluate(args.model or WEIGHTS / "executor", args.ar_model or WEIGHTS / "executor-ar",
                       data, args.limit, device=args.device)
     return {"model": str(args.model or "shipped"), **report}
@@ -122,7 +122,8 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
                                "forward) vs the AR baseline (default: the shipped models)")
     executor.add_argument("--ar-model", help="AR baseline checkpoint for --eval")
     executor.add_argument("--data", default="data/executor/heldout.jsonl",
-                          help="held-out JSONL for --eval (generated when missing)")
+                          help="held-out JSONL for --eval; heldout.jsonl (new names) and families.jsonl "
+                               "(page families never trained on) are generated when missing")
     executor.add_argument("--limit", type=int, help="evaluate N held-out examples spread over the split")
     executor.set_defaults(handler=_bench_executor)
     tracing = targets.add_parser("tracing", help="the cost of one traced span (create, attributes, export)")

@@ -195,7 +195,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     first item of a list or the first row of a table says first (first_items); and a string asking
     for the name (NAMING) of the thing the instruction names, that thing's name as the page says it
     (naming none, a name, product or model is the page's main heading: what a product page is about).
-    Where the instruction names a thing on the page (its longest text the instruction holds), the
+    Where the instruction names a thing on the page (its longest text the instruction holds, not
+    one made of the asked fields' words only: "Followers" is a label), the
     texts are what the page says of it: its cell in the field's column or the row headed by the
     field's label (table_cells), else its list item (a result, a card, a row: item_texts), less
     its own name's parts and numbers; otherwise the numbers a table gives the field for rows the
@@ -207,7 +208,8 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     tables = table_rows(observation.snapshot)
     found = Counter(_numbers(lines))
     said = instruction.casefold()
-    named = max((t for t in lines if len(t) >= 8 and t.casefold() in said), key=len, default="")
+    asked = {w for name in schema.get("properties", {}) for w in label_words(name)}
+    named = max((t for t in lines if len(t) >= 8 and t.casefold() in said and not _words(t) <= asked), key=len, default="")
     item = item_texts(observation.snapshot, named) if named else []  # the item the instruction names
     boxes = box_states(observation.snapshot)
     heading = main_heading(observation.snapshot)

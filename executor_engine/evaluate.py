@@ -55,6 +55,12 @@ def score(records: list[dict[str, Any]], outputs: list[FillOutput]) -> dict[str,
     return {k: round(sum(v) / max(len(v), 1), 4) for k, v in hits.items()}
 
 
+def by_family(records: list[dict[str, Any]], outputs: list[FillOutput]) -> dict[str, dict[str, float]]:
+    """score() per page family (the records' "family"; records without one are left out)."""
+    families = sorted({r["family"] for r in records if "family" in r})
+    return {f: score(*zip(*[(r, o) for r, o in zip(records, outputs) if r.get("family") == f])) for f in families}
+
+
 def spread(records: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     """n records spread evenly over a split (every kind of fill and page is represented)."""
     return records[:: max(1, len(records) // n)][:n]
@@ -109,6 +115,8 @@ def evaluate(diffusion: str | Path, ar: str | Path, data: str | Path, limit: int
         "accuracy": score(records, diff),
         "accuracy_one_token": score(records, outs["one_token"]),
         "accuracy_ar": score(records, ar_out),
+        "accuracy_by_family": by_family(records, diff),
+        "accuracy_ar_by_family": by_family(records, ar_out),
         "fill_ms_p50": _p50([o.ms for o in diff]),
         "one_token_fill_ms_p50": _p50([o.ms for o in outs["one_token"]]),
         "ar_fill_ms_p50": _p50([o.ms for o in ar_out]),

@@ -7,9 +7,8 @@ import random
 import re
 from typing import Any
 
-from agentpair.datagen.build import ROLES, make_pages
+from agentpair.datagen.build import ROLES, make_pages, vocab
 from agentpair.datagen.tasks import page_examples
-from agentpair.datagen.vocab import VOCABS
 from tools.base import Observation
 
 TAG = re.compile(r"<[^>]+>")
@@ -28,5 +27,5 @@ def offline_records(split: str, n_pages: int, seed: int | None = None) -> list[d
         obs = Observation(url=f"http://{page.site.lower()}.test{page.path}", title=page.title,
                           snapshot="\n".join(lines), text=page.title, refs=list(refs.values()))
         out += [{"split": split, "page": i, **ex}
-                for ex in page_examples(rng, page, obs, refs, VOCABS[split])]
+                for ex in page_examples(rng, page, obs, refs, vocab(split))]
     return out

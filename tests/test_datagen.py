@@ -89,3 +89,22 @@ def test_extracted_values_are_offered_from_the_page():
     assert any(r["target"][k] == "" for r, k in offered) and any(
         isinstance(r["target"][k], float) for r, k in offered)
     assert all(r["target"][k] in r["allowed"]["/" + k] for r, k in offered)
+
+
+def test_the_families_split_holds_only_page_families_training_never_draws():
+    trained = {p.family for p in make_pages("train", 200)}
+    unseen = make_pages("families", 30)
+    assert {"purchases", "events", "recipe", "forum"} <= trained  # the list and detail families
+    assert {p.family for p in unseen} and not {p.family for p in unseen} & trained
+    assert not _leaks([json.dumps(r, ensure_ascii=False) for r in offline_records("train", 40)])
+    assert offline_records("families", 6)  # examples of every kind are made from them as from any page
+
+
+def test_every_value_a_list_or_unseen_page_is_read_for_is_shown_on_it():
+    pages = [p for p in make_pages("train", 80) + make_pages("families", 20)
+             if p.family in ("purchases", "events", "recipe", "forum", "inbox", "profile", "booking")]
+    for page in pages:
+        text = re.sub(r"<[^>]+>", " ", page.html)
+        for value in [*page.facts.values(), *(v for r in page.records for v in r.values())]:
+            if not isinstance(value, bool):
+                assert str(value) in text or f"{value:.2f}" in text, (page.family, value)

@@ -10,22 +10,32 @@ import random
 from pathlib import Path
 from typing import Any
 
-from agentpair.datagen.pages import Page, make_page
+from agentpair.datagen.pages import BUILDERS, Page
+from agentpair.datagen.pages_lists import LIST_BUILDERS
+from agentpair.datagen.pages_unseen import UNSEEN_BUILDERS
 from agentpair.datagen.tasks import dumps, page_examples
-from agentpair.datagen.vocab import VOCABS
+from agentpair.datagen.vocab import VOCABS, Vocab
 from playwright.async_api import Route
 
 from tools.base import Observation
 from tools.browser import Browser
 from tools.snapshot import find_ref
 
-SPLIT_SEEDS = {"train": 1000, "heldout": 9000}  # held-out uses different seeds and vocabulary
+# held-out uses different seeds and vocabulary on the first eight families; "families" the
+# held-out vocabulary on page families training never draws (pages_unseen)
+SPLIT_SEEDS = {"train": 1000, "heldout": 9000, "families": 9500}
+SPLIT_BUILDERS = {"train": {**BUILDERS, **LIST_BUILDERS}, "heldout": BUILDERS, "families": UNSEEN_BUILDERS}
+EVAL_PAGES = {"heldout": 80, "families": 60}  # pages of each evaluation split
 
 
 def make_pages(split: str, n: int, seed: int | None = None) -> list[Page]:
     """n pages of one split, deterministic for (split, seed)."""
-    rng = random.Random(SPLIT_SEEDS[split] if seed is None else seed)
-    return [make_page(rng, VOCABS[split]) for _ in range(n)]
+    rng, words, builders = random.Random(SPLIT_SEEDS[split] if seed is None else seed), vocab(split), SPLIT_BUILDERS[split]
+    return [builders[rng.choice(list(builders))](rng, words, words.one(rng, "site")) for _ in range(n)]
+
+
+def vocab(split: str) -> Vocab:
+    return VOCABS["heldout" if split == "families" else split]
 
 
 ROLES = {"link": "link", "button": "button", "textbox": "textbox", "password": "textbox",
@@ -80,7 +90,7 @@ def examples(split: str, pages: list[Page], rendered: list[tuple[Observation, di
     out = []
     for _ in range(rounds):
         for i, (page, (obs, refs)) in enumerate(zip(pages, rendered)):
-            for ex in page_examples(rng, page, obs, refs, VOCABS[split]):
+            for ex in page_examples(rng, page, obs, refs, vocab(split)):
                 out.append({"split": split, "page": i, **ex})
     return out
 
@@ -98,10 +108,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default="data/executor")
     ap.add_argument("--pages", type=int, default=500, help="training pages")
-    ap.add_argument("--heldout-pages", type=int, default=80)
+    ap.add_argument("--heldout-pages", type=int, default=EVAL_PAGES["heldout"])
+    ap.add_argument("--families-pages", type=int, default=EVAL_PAGES["families"],
+                    help="pages of the families training never sees")
     ap.add_argument("--rounds", type=int, default=3, help="example draws per training page")
     args = ap.parse_args()
-    for split, n, rounds in (("train", args.pages, args.rounds), ("heldout", args.heldout_pages, 1)):
+    for split, n, rounds in (("train", args.pages, args.rounds), ("heldout", args.heldout_pages, 1),
+                             ("families", args.families_pages, 1)):
         path = build(Path(args.out), split, n, rounds=rounds)
         print(f"{split}: {sum(1 for _ in path.open())} examples from {n} pages -> {path}")
 

@@ -1,5 +1,5 @@
 """Synthetic web pages in eight families (form, search, products, table, menu, settings,
-article, spec sheet), each with distractors, as HTML plus the facts and elements tasks are built from.
+article, spec sheet; more in pages_lists.py, and pages_unseen.py for evaluation only), each with distractors, as HTML plus the facts and elements tasks are built from.
 Interactive elements carry data-k keys so rendering can map them to snapshot refs."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import Any
 from agentpair.datagen.plan_vocab import SPLIT_LABELS, UNITS, WHOLE
 from agentpair.datagen.vocab import Vocab
 
-FAMILIES = ("form", "search", "products", "table", "menu", "settings", "article", "spec")
 
 
 @dataclass
@@ -39,7 +38,7 @@ class Page:
     secrets: dict[str, str] = field(default_factory=dict)
 
 
-class _Builder:
+class Builder:
     """Accumulates HTML and elements for one page."""
 
     def __init__(self, rng: random.Random, vocab: Vocab):
@@ -97,7 +96,7 @@ def code(rng: random.Random, n: int = 6) -> str:
     return "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(n))
 
 
-def _distinct(rng: random.Random, make: Any, n: int) -> list[Any]:
+def distinct(rng: random.Random, make: Any, n: int) -> list[Any]:
     out: list[Any] = []
     while len(out) < n:
         v = make()
@@ -107,7 +106,7 @@ def _distinct(rng: random.Random, make: Any, n: int) -> list[Any]:
 
 
 def form_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
-    b = _Builder(rng, vocab)
+    b = Builder(rng, vocab)
     b.nav(rng.randint(2, 4))
     heading = rng.choice(["Create your account", "Contact us", "Checkout", "Sign in",
                           "Book a visit", "Your details", "Registration"])
@@ -133,12 +132,12 @@ def form_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
 
 
 def search_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
-    b = _Builder(rng, vocab)
+    b = Builder(rng, vocab)
     b.nav(rng.randint(2, 3))
     query = vocab.one(rng, "topic")
     b.add(f"<form role=search>{b.el('searchbox', 'Search ' + site)} {b.el('button', 'Search')}</form>")
     records = []
-    names = _distinct(rng, lambda: product(rng, vocab), rng.randint(3, 5))
+    names = distinct(rng, lambda: product(rng, vocab), rng.randint(3, 5))
     b.add(f"<h2>{len(names)} results for {query}</h2><ul>")
     for name in names:
         rec = {"title": name, "price": price(rng), "seller": person(rng, vocab)}
@@ -152,13 +151,13 @@ def search_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
 
 
 def products_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
-    b = _Builder(rng, vocab)
+    b = Builder(rng, vocab)
     b.nav(rng.randint(2, 4))
     category = vocab.one(rng, "item").capitalize() + "s"
     b.add(f"<h1>{category}</h1>")
     b.add(b.el("select", "Sort by", options=["Featured", "Price: low to high", "Newest"]))
     records = []
-    for name in _distinct(rng, lambda: product(rng, vocab), rng.randint(3, 4)):
+    for name in distinct(rng, lambda: product(rng, vocab), rng.randint(3, 4)):
         rec = {"name": name, "price": price(rng), "rating": rng.randint(1, 5),
                "in_stock": rng.random() < 0.7}
         stock = "In stock" if rec["in_stock"] else "Out of stock"
@@ -171,13 +170,13 @@ def products_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
 
 
 def table_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
-    b = _Builder(rng, vocab)
+    b = Builder(rng, vocab)
     b.nav(rng.randint(2, 3))
     table = vocab.one(rng, "table")
     cols = vocab.pick(rng, "column", 2)
     b.add(f"<h1>{table.capitalize()}</h1><table><tr><th>Name</th><th>{cols[0]}</th><th>{cols[1]}</th><th></th></tr>")
     records = []
-    for name in _distinct(rng, lambda: person(rng, vocab), rng.randint(3, 5)):
+    for name in distinct(rng, lambda: person(rng, vocab), rng.randint(3, 5)):
         rec = {"name": name, cols[0]: vocab.one(rng, "status"), cols[1]: rng.randint(1, 999)}
         edit = b.el("link", f"Edit {name}", href=f"/{table}/{code(rng, 4).lower()}")
         b.add(f"<tr><td>{name}</td><td>{rec[cols[0]]}</td><td>{rec[cols[1]]}</td><td>{edit}</td></tr>")
@@ -189,7 +188,7 @@ def table_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
 
 
 def menu_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
-    b = _Builder(rng, vocab)
+    b = Builder(rng, vocab)
     n = rng.randint(4, 6)
     words = vocab.pick(rng, "nav", n + rng.randint(3, 5))
     b.add(" ".join(b.el("link", t, href="/" + t.lower()) for t in words[:n]))
@@ -203,7 +202,7 @@ def menu_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
 
 
 def settings_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
-    b = _Builder(rng, vocab)
+    b = Builder(rng, vocab)
     b.nav(rng.randint(2, 3))
     b.add("<h1>Settings</h1>")
     for label in vocab.pick(rng, "setting", rng.randint(3, 5)):
@@ -218,7 +217,7 @@ def settings_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
 
 
 def article_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
-    b = _Builder(rng, vocab)
+    b = Builder(rng, vocab)
     b.nav(rng.randint(2, 4))
     topic = vocab.one(rng, "topic")
     title = f"{rng.choice(['A guide to', 'Notes on', 'Why we love', 'Getting into'])} {topic}"
@@ -247,12 +246,12 @@ def spec_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
     """A product's spec sheet the way shops write one: a price over $1,000 with a thousands
     separator next to a struck-out old price, values with units and trailing notes, and a
     comparison table of sibling products with lookalike names as distractors."""
-    b = _Builder(rng, vocab)
+    b = Builder(rng, vocab)
     b.nav(rng.randint(2, 4))
     specs = rng.sample(SPLIT_LABELS[vocab.split]["spec"], 3)
     key = {s: f"{s.lower()}_{UNITS[s].lower()}" for s in specs}
     item, color = vocab.one(rng, "item"), vocab.one(rng, "color")  # siblings differ by a word or two
-    names = _distinct(rng, lambda: f"{rng.choice([color, vocab.one(rng, 'color')])} "
+    names = distinct(rng, lambda: f"{rng.choice([color, vocab.one(rng, 'color')])} "
                       f"{vocab.one(rng, 'material')} {item}", rng.randint(2, 3))
     records = [{"name": n, "price_usd": float(rng.randint(150, 2999)) if rng.random() < 0.6 else price(rng),
                 **{key[s]: _spec_value(rng, s) for s in specs}} for n in names]
@@ -279,7 +278,3 @@ def spec_page(rng: random.Random, vocab: Vocab, site: str) -> Page:
 BUILDERS = {"form": form_page, "search": search_page, "products": products_page,
             "table": table_page, "menu": menu_page, "settings": settings_page,
             "article": article_page, "spec": spec_page}
-
-
-def make_page(rng: random.Random, vocab: Vocab) -> Page:
-    return BUILDERS[rng.choice(FAMILIES)](rng, vocab, vocab.one(rng, "site"))

@@ -373,3 +373,16 @@ def test_a_name_said_inside_the_telling_brackets_names_no_element() -> None:
     - button "trash" [ref=e5]"""
     refs = ["e2", "e3", "e4", "e5"]
     assert named_refs(inbox, refs, "click the trash button (Bruno)") == ["e5"]  # not Bruno's row
+
+
+def test_a_label_the_instruction_asks_for_is_not_taken_for_the_thing_it_names() -> None:
+    profile = """- heading "Mira Okafor" [level=1] [ref=e1]
+- term: Followers
+- definition: "1934"
+- term: City
+- definition: Lagos"""
+    page = Observation(url="http://club.test/u/mira", snapshot=profile)
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "followers": {"type": "integer"}}}
+    allowed = page_values(page, schema, "What are the name, followers of this page?")
+    assert allowed["/name"] == ["Mira Okafor"]  # the page's heading, not the label "Followers"
+    assert 1934 in allowed["/followers"]
