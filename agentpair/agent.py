@@ -22,7 +22,7 @@ from agentpair.executor import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner import Planner, PlannerError, PlanReply, ToolInfo, plan_request
 from agentpair.form_left import REFUSED, is_button_click, premature_click, typed_field
-from agentpair.plan_grounding import FORCED, forced_step
+from agentpair.plan_grounding import FORCED, forced_steps
 from agentpair.planner_view import page_state
 from agentpair.render import executor_context
 from agentpair.redaction import Redactor
@@ -258,10 +258,11 @@ class Agent:
             tools = [ToolInfo(name=t.name, description=t.description) for t in toolbox]
             request = plan_request(run.task, observation, run.memory, run.records, tools,
                                    run.unchanged_on(observation))
-            if getattr(self.planner, "grounded", False) and (step := forced_step(request)) is not None:
-                with rec.span("plan forced", attributes={"agentpair.plan": Plan(thought=FORCED, steps=[step])}):
-                    self._emit("plan", run.iteration, f"{step.kind} {step.tool} {step.instruction} (forced)")
-                return PlanReply(plan=Plan(thought=FORCED, steps=[step]), model="grounding")
+            if getattr(self.planner, "grounded", False) and (steps := forced_steps(request)):
+                with rec.span("plan forced", attributes={"agentpair.plan": Plan(thought=FORCED, steps=steps)}):
+                    self._emit("plan", run.iteration, "; ".join(f"{s.kind} {s.tool or ''} {s.instruction}".strip()
+                                                               for s in steps) + " (forced)")
+                return PlanReply(plan=Plan(thought=FORCED, steps=steps), model="grounding")
         identity = self.planner.identity() if hasattr(self.planner, "identity") else {}
         model = str(identity.get("model", self.planner.name))
         with rec.span(f"chat {model}", "planner", SpanKind.CLIENT, attributes={

@@ -220,6 +220,17 @@ def goal_texts(goal: str) -> list[tuple[str, str]]:
     return texts
 
 
+def closing_verb(goal: str) -> str:
+    """The verb (lower case) the goal's last clause opens with: a clause opens the goal or a sentence
+    or follows "and" or "then"; the texts it gives (goal_texts) hold no clause, and a clause that
+    says not to do something ("Do not change any other setting.") is not one to close with."""
+    for _, text in goal_texts(goal):
+        goal = goal.replace(text, "")
+    verbs = [m.group(1) for m in re.finditer(r"(?:^|[.!?;]\s+|\b(?:and|then)\s+)(\w+(?:\s+not|n't)?)", goal)
+             if not re.match(r"(?:do|does|did)\s*(?:not|n't)$|never$", m.group(1), re.I)]
+    return verbs[-1].casefold() if verbs else ""
+
+
 def sent_into(goal: str, text: str) -> str:
     """Where the goal says a text it gives goes, in the words right after it ('"-5" into the 2nd
     textbox' -> "2nd textbox"); "" when it says so nowhere there."""

@@ -8,6 +8,7 @@ a name the goal says to click is elsewhere, the tabs, links and "more" buttons t
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from agentpair.goal_words import (WORD, by_number, goal_texts, named_by, quoted_texts, ruled_out_words, said_split, says_name,
                                   task_words, word_set)
@@ -66,13 +67,21 @@ def telling(names: PageNames, name: str) -> list[str]:
     return told + [""] * (len(told) < len(names.clickable[name]))
 
 
+def clicks_on(click: str, names: Iterable[str]) -> bool:
+    """The click step names one of `names` (any way to say it, either role, any item that tells it
+    apart), not merely a longer name that starts with one ("Tern 40" is not "Tern 40 Pro")."""
+    return any(re.match(rf"click the {re.escape(w)} (?:link|button)(?: \(|$)", click)
+               for n in names for w in ways_to_name(n))
+
+
 def offered_clicks(request: PlanRequest) -> list[str]:
     """The clicks offered on this page: no box (a box is checked), no step that changed nothing on this
     very page (request.unchanged), no side effect the goal does not ask for (asked_for) or the run
     made already, no click on what the goal rules out (ruled_out_words), nor on a thing numbered
     other than the goal numbers it (by_number), nor on one of a shared name whose item the goal
     does not say where it says another's (told_by_goal), nor on a list's item other than those the
-    goal names, where it names some (named_items), nor, where it quotes what to click, on what it
+    goal names, where it names some (named_items), nor on one it says only inside a longer one's name
+    (said_inside_longer), nor, where it quotes what to click, on what it
     does not name (quoted_only), nor, where it asks for the greatest or smallest, on other numbers (extreme),
     nor, where it says to click a thing by a label the page shows before it, on others (labelled_click)."""
     names, done = request.names, set(request.unchanged)
@@ -83,7 +92,19 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
     clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.history)]
-    return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, labelled_click(request, clicks)))))
+    return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, labelled_click(
+        request, said_inside_longer(request, clicks))))))
+
+
+def said_inside_longer(request: PlanRequest, clicks: list[str]) -> list[str]:
+    """Without the clickables whose name the goal says only as part of a longer clickable's name it
+    says ("open the Tern 40 Pro page": not "Tern 40")."""
+    spans = {n: [m.span() for m in re.finditer(rf"(?<!\w){re.escape(n)}(?!\w)", request.goal, re.I)]
+             for n in request.names.clickable}
+    inside = [n for n, at in spans.items() if at and all(
+        any(a <= s and e <= b and (a, b) != (s, e) for other, wider in spans.items() if other != n for a, b in wider)
+        for s, e in at)]
+    return [c for c in clicks if not clicks_on(c, inside)]
 
 
 def extreme(request: PlanRequest, clicks: list[str]) -> list[str]:
@@ -94,8 +115,7 @@ def extreme(request: PlanRequest, clicks: list[str]) -> list[str]:
     if not most or len(numbers) < 2:
         return clicks
     pick = (max if most[1].casefold() in ("greatest", "largest", "highest", "biggest") else min)(numbers, key=numbers.get)
-    others = tuple(f"click the {n} " for n in numbers if n != pick)
-    return [c for c in clicks if not c.startswith(others)]
+    return [c for c in clicks if not clicks_on(c, [n for n in numbers if n != pick])]
 
 
 def quoted_only(request: PlanRequest, clicks: list[str]) -> list[str]:
@@ -104,9 +124,8 @@ def quoted_only(request: PlanRequest, clicks: list[str]) -> list[str]:
     quoted, names = [m.group(1) for m in QUOTED_CLICK.finditer(request.goal)], request.names.clickable
     if not any(says(n, q) for n in names for q in quoted):
         return clicks
-    said = tuple(f"click the {w} " for n in names if any(says(n, q) for q in quoted) or named_by(request.goal, n)
-                 for w in ways_to_name(n))
-    return [c for c in clicks if c.startswith(said)] or clicks
+    said = [n for n in names if any(says(n, q) for q in quoted) or named_by(request.goal, n)]
+    return [c for c in clicks if clicks_on(c, said)] or clicks
 
 
 def named_items(request: PlanRequest, clicks: list[str]) -> list[str]:
@@ -117,8 +136,7 @@ def named_items(request: PlanRequest, clicks: list[str]) -> list[str]:
         said = [n for n in items if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", request.goal, re.I)]
         said = [n for n in said if re.search(rf"\b(?:from|by) {re.escape(n)}(?!\w)", request.goal, re.I)] or said
         if said:
-            others = tuple(f"click the {w} " for n in set(items) - set(said) for w in ways_to_name(n))
-            clicks = [c for c in clicks if not c.startswith(others)]
+            clicks = [c for c in clicks if not clicks_on(c, set(items) - set(said))]
     return clicks
 
 
@@ -131,8 +149,7 @@ def told_by_goal(request: PlanRequest, clicks: list[str]) -> list[str]:
         items = request.names.told_items.get(name) or tells
         said = [t for t, item in zip(tells, items) if word_set(item) & goal_words - word_set(name)]
         if said:
-            ways = tuple(f"click the {w} " for w in ways_to_name(name))
-            clicks = [c for c in clicks if not c.startswith(ways) or any(c.endswith(f" ({t})") for t in said)]
+            clicks = [c for c in clicks if not clicks_on(c, [name]) or any(c.endswith(f" ({t})") for t in said)]
     return clicks
 
 
@@ -279,8 +296,7 @@ def labelled_click(request: PlanRequest, clicks: list[str]) -> list[str]:
                 and says_name(said[1], label) and (m := re.match(r'^(button|link) "(.+)"$', line))]
     if not labelled or sought(request):  # not before the page shows what the goal is about
         return clicks
-    keep = tuple(f"click the {w} " for n in labelled for w in ways_to_name(n))
-    return [c for c in clicks if c.startswith(keep)] or clicks
+    return [c for c in clicks if clicks_on(c, labelled)] or clicks
 
 
 def clause_buttons(request: PlanRequest) -> list[str]:

@@ -19,13 +19,14 @@ What a step may say (_grounded_acts, offered_clicks, field_values.typed_values a
 - of a list's items (three or more clickable siblings of one role), only those the goal names
   whole, where it names some ("the email by Coletta"), and of those the ones after "from"/"by";
 - an element named by its place ("2nd radio") is named by the goal only as that phrase;
+- a clickable whose name the goal says only inside a longer clickable's name is not offered;
 - a box is offered the verb that turns it, never the one undoing the run's own step;
 - a dropdown is offered only the options the goal names;
 - a step that left this page as it was is not offered again here, nor a second search;
 - a button that adds, buys, deletes, subscribes (its first word) only when the goal asks for such;
   nothing the goal rules out ("not the ..."); of numbered things, the number the goal says;
 - on a page with nothing to fill: the links the goal names, else what it asks to open, else (once
-  the cart holds what it buys) the cart; where the form hides a setting the goal sets, "show more";
+  the cart holds what it buys) the cart; where the form hides a setting the goal sets, only "show more";
 - where the page shows a calendar ("December 2016", day links) and the goal gives a date: its day,
   else the calendar's Next/Prev towards its month; a read-only field typed into is clicked (its picker);
 - while a name the goal says to click in quotes, or to find ("Find Petra in the book"), is not on the
@@ -50,8 +51,13 @@ No finish while (still_to_do)
   (given_values) that this page does not show.
 Refused in the loop (form_left.premature_click, only for a planner that asked for grounding)
 - a button click while the form lacks what form_left finds; the next plan may only put that in.
-Taken without the planner (forced_step)
-- where the schema allows exactly one step (one act, one wording), the loop takes it.
+Taken without the planner (forced_steps)
+- after a refused button click, all that the form lacks (form_left), in one plan;
+- where the schema allows exactly one step (one act, one wording), the loop takes it;
+- a button click refused while the form lacked values is taken once the form holds them (retried);
+- once every field of the answer schema is read, the run answers with the values read (answered);
+- where the task asks for no answer, it ends once the run clicked the button its closing clause's verb
+  names ("... and submit the form": Submit) and the page changed, if nothing is left to do (closed).
 
 A small planner misspells names and cuts values short; under this schema a grammar-constrained
 server (llama.cpp) cannot emit either. The rules read the run's history as planner.history_line
@@ -66,7 +72,7 @@ from typing import Any
 
 from agentpair.field_values import typed_values, typing_groups
 from agentpair.form_left import REFUSED, TYPED, form_left, named_boxes
-from agentpair.goal_words import SENTENCE_END, given_values, goal_texts, named_by, named_options, word_set
+from agentpair.goal_words import SENTENCE_END, closing_verb, given_values, goal_texts, named_by, named_options, word_set
 from agentpair.page_clicks import (calendar_day, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
                                    offered_clicks, page_shown, quoted_here, seeking, signed_in, sought, to_open, ways_to_name, writable)
 from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
@@ -83,6 +89,7 @@ SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
 SETS_NOTHING = re.compile(r"\] act (?:read|wait_for|scroll|check|select): ")  # steps that send no form
 FORCED = "the only step the page allows"  # the thought of a plan the loop took without the planner
+DONE = "the goal is done"  # a finish's instruction
 
 
 def _literal(text: str) -> str:
@@ -107,9 +114,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
     submitted a text into with Enter, as said (no second search)."""
     names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
     shapes = []
-    if hidden := hidden_setting(request, clicks):  # what the goal sets is behind a "Show more" button
-        clicks = hidden
-    elif not names.fields and (signed_in(request) or not request.secret_names):  # the way to sign in: any words
+    if not names.fields and (signed_in(request) or not request.secret_names):  # the way to sign in: any words
         clicks = named_links(request, clicks)
     clicks = seeking(request, clicks)
     if "click" in tools and clicks:
@@ -189,6 +194,8 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     if day := calendar_day(request) or field_to_focus(request):  # a date on the calendar shown; a field to focus
         return [_act("click", {"enum": day})], MAX_PLAN_STEPS
     clicks = offered_clicks(request)
+    if hidden := hidden_setting(request, clicks):  # what the goal sets is behind a "Show more" button
+        return [_act("click", {"enum": hidden})], MAX_PLAN_STEPS
     if plainly_next := next_up(request, clicks):  # the only step
         return [_act("click", {"enum": plainly_next})], MAX_PLAN_STEPS
     unread = _unread(request) if reads else {}
@@ -214,18 +221,69 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     return steps, MAX_PLAN_STEPS
 
 
-def forced_step(request: PlanRequest) -> Step | None:
-    """The one step the grounded schema allows here, when it allows exactly one (one act with one
-    wording, no finish, extraction or code): the loop takes it without asking the planner, whose
-    answer under the schema could only be that step."""
+def forced_steps(request: PlanRequest) -> list[Step]:
+    """The steps the grounded schema leaves no choice about, taken without asking the planner ([]
+    where it leaves one): after a refused button click, all the form lacks (form_left); the one step
+    the schema allows (one act with one wording); the refused click once the form holds what it
+    lacked (retried); once every field of the answer schema was read, the finish answering with
+    what was read (answered); the finish once the goal's closing click is done (closed)."""
     if not request.tools or request.names == PageNames():
-        return None
+        return []
+    left = form_left(request)
+    if left and any(REFUSED in line for line in request.history):
+        return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
     shapes, _ = grounded_steps(request)
+    if step := retried(request, shapes) or answered(request, shapes) or closed(request, shapes):
+        return [step]
     if len(shapes) != 1 or shapes[0]["properties"]["kind"].get("const") != "act":
+        return []
+    wordings = _wordings(shapes[0])
+    return [Step(kind="act", tool=shapes[0]["properties"]["tool"]["const"], instruction=wordings[0])] \
+        if len(wordings) == 1 else []
+
+
+def _wordings(shape: dict[str, Any]) -> list[str]:
+    said = shape["properties"]["instruction"]
+    return [said["const"]] if "const" in said else said.get("enum", [])
+
+
+def retried(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The click the loop refused (premature_click) when no click ran since and the schema offers
+    it again: the planner asked for it, and the form now holds what it lacked."""
+    for line in reversed(request.history):
+        if m := re.search(r"\] act click: (.+?) -> FAILED: " + re.escape(REFUSED), line):
+            offered = any(s["properties"]["kind"].get("const") == "act" and s["properties"]["tool"].get("const") == "click"
+                          and m.group(1) in _wordings(s) for s in shapes)
+            return Step(kind="act", tool="click", instruction=m.group(1)) if offered else None
+        if re.search(r"\] act click: .*-> ok$", line):
+            return None
+    return None
+
+
+def closed(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The finish, where the schema offers it, the task asks for no answer, and the run's last step
+    clicked the button whose first word is the verb of the goal's closing clause ("... and submit the
+    form": Submit) and changed the page: what the goal asks last is done."""
+    last = re.search(r"\] act click: (click the (.+?) button)(?: \([^()]*\))? \{.*-> ok$", request.history[-1]) \
+        if request.history else None
+    offered = any(s["properties"]["kind"].get("const") == "finish" for s in shapes)
+    if not offered or not last or request.output_schema or READING.search(request.goal) or last.group(1) in request.unchanged:
         return None
-    said, tool = shapes[0]["properties"]["instruction"], shapes[0]["properties"]["tool"]["const"]
-    wordings = [said["const"]] if "const" in said else said.get("enum", [])
-    return Step(kind="act", tool=tool, instruction=wordings[0]) if len(wordings) == 1 else None
+    verb = closing_verb(request.goal)
+    first = re.findall(r"\w+", last.group(2))
+    return Step(kind="finish", instruction=DONE, answer=f"done: {last.group(1)}") \
+        if verb and first and first[0].casefold() == verb else None
+
+
+def answered(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The finish, where the schema offers it and holds each field of the answer to the one value
+    an extraction read for it (_grounded_answer): nothing is left for the planner to say."""
+    finish = next((s for s in shapes if s["properties"]["kind"].get("const") == "finish"), None)
+    props = (finish or {}).get("properties", {}).get("answer", {}).get("properties")
+    found = _found(request)
+    if not props or any(k not in found or p.get("enum") != [found[k]] for k, p in props.items()):
+        return None
+    return Step(kind="finish", instruction=DONE, answer={k: p["enum"][0] for k, p in props.items()})
 
 
 def _about_the_goal(request: PlanRequest) -> bool:

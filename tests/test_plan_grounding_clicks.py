@@ -96,3 +96,14 @@ def test_while_the_quoted_click_is_elsewhere_what_shows_more_is_offered_for_the_
     assert valid(schema, plan(act("click", "click the more button (Olu @olu)")))
     assert not valid(schema, plan(act("click", "click the like button (Olu @olu)")))
     assert not valid(schema, plan(act("click", "click the more button (Ines @ines)")))
+
+
+def test_a_name_the_goal_says_only_inside_a_longer_name_is_not_clicked() -> None:
+    cards = """- link "Tern 40" [ref=e1]
+- link "Tern 40 Pro" [ref=e2]
+- link "Tern 50 Pro" [ref=e3]"""
+    schema = grounded_plan_schema(request(goal="Open the Tern 40 Pro page and report its price.", snapshot=cards))
+    assert valid(schema, plan(act("click", "click the Tern 40 Pro link")))
+    assert not valid(schema, plan(act("click", "click the Tern 40 link")))
+    both = grounded_plan_schema(request(goal="Open the Tern 40 page, then the Tern 40 Pro page.", snapshot=cards))
+    assert valid(both, plan(act("click", "click the Tern 40 link")))  # said on its own as well
