@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from agentpair.form_left import (FIELD_LINE, OPTIONAL, SPINNER, TYPED_OK, aimed_fields, listed_values, shown_values,
+from agentpair.form_left import (FIELD_LINE, OPTIONAL, SPINNER, aimed_fields, listed_values, shown_values, typed_fields,
                                  table_values)
 from agentpair.goal_words import (PLACE_NAME, SENTENCE_END, goal_texts, holds_other, labelled_values, loose, quoted_texts,
                                   value_runs)
@@ -86,7 +86,7 @@ def typing_groups(request: PlanRequest, values: list[str], submitted: set[str]) 
     said_twice = {v for own in owned.values() for v in own
                   if len(re.findall(rf"(?<!\w){re.escape(v)}(?!\w)", request.goal)) > 1}
     taken = {v for own in owned.values() for v in own if v not in said_twice} | set(secrets)
-    kept = {m.group(2): m.group(1) for m in map(TYPED_OK.search, request.history) if m}
+    kept = typed_fields(request, ok=True)
     open_to = {f for f in request.names.fields if set(ways_to_name(f)) & set(kept)} | {
         name.replace('\\"', '"') for name, _ in SPINNER.findall(request.page)}  # typed by the run, or a number field
     groups: dict[tuple[str, ...], list[str]] = {}

@@ -13,7 +13,7 @@ from agentpair.page_clicks import done_text, page_shown, ways_to_name, writable
 from agentpair.plan_request import PlanRequest
 
 TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
-TYPED_OK = re.compile(r"\] act type: type (.+?) into the (.+) (?:field|box)(?: and press Enter)? \{.*-> ok$")
+TYPED_INTO = re.compile(r"type (.+?) into the (.+) (?:field|box)(?: and press Enter)?$")  # a type step: value, field
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 SPINNER = re.compile(r'^spinbutton "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*(?::\s*(.*))?$', re.M)
 NOT_WANTED = r"\b(?:not|no)\s+(?:an? |the |any )?([^,.;:()]+)"  # "do not send me the digest"
@@ -58,6 +58,12 @@ def _labelled_whole(goal: str, field: str) -> str | None:
                  and re.search(re.escape(v) + r"(?:[,;.]|$)", goal)), None)  # a name ends there already
 
 
+def typed_fields(request: PlanRequest, ok: bool) -> dict[str, str]:
+    """The fields the run's type steps typed into (ok) or failed to, each with the value it said."""
+    return {m.group(2): m.group(1) for s in request.steps if s.ok == ok and s.kind == "act" and s.tool == "type"
+            and (m := TYPED_INTO.match(s.instruction))}
+
+
 def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     """What the goal gives for this page's form that the form does not hold yet, as the (tool,
     instruction) steps that put it there: a box it names ("Agree to the house rules", "cup size
@@ -84,7 +90,7 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         named = named_options(request.goal, options)
         if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):
             left.append(("select", f"select {named[0]} in the {said[0]} dropdown"))
-    typed = {m.group(2).casefold() for m in map(TYPED_OK.search, request.history) if m}
+    typed = {field.casefold() for field in typed_fields(request, ok=True)}
     listed = listed_values(request)
     for field, value in listed.items():
         said = ways_to_name(field)
@@ -175,7 +181,7 @@ def _untyped(request: PlanRequest) -> list[str]:
 def _empty_fields(request: PlanRequest) -> list[str]:
     """The page's text fields that show no value and no step failed to type into, as a step says them."""
     filled = set(shown_values(request))
-    failed = set(re.findall(r"\] act type: type .+? into the (.+) (?:field|box).* -> FAILED", "\n".join(request.history)))
+    failed = set(typed_fields(request, ok=False))
     return [said[0] for name in request.names.fields if name not in filled
             and (said := ways_to_name(name)) and not failed & set(said)]
 

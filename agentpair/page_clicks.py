@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from agentpair.goal_words import (WORD, by_number, goal_texts, named_by, quoted_texts, ruled_out_words, said_split, says_name,
                                   task_words, word_set)
-from agentpair.plan_request import PlanRequest
+from agentpair.plan_request import DoneStep, PlanRequest
 from agentpair.planner_view import BOX_ROLES, PageNames
 
 TRAILING_MARKS = " :*›»>"
@@ -29,7 +29,6 @@ FIND = re.compile(r"\b(?i:find|look for|locate) ([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)
 # "Find Casie in the book": a name to find (a name, ending there: not "Find Support tickets")
 PAGE_TURN = re.compile(r"click the (?:>|»|›|next|next page|more) (?:link|button)$", re.I)  # clicked again and again
 NUMBER_NAME = re.compile(r"^-?\d+(?:\.\d+)?$")
-CLICKED = re.compile(r"\] act click: (click the .+?)(?: \{.*\})? -> ok$")
 SETTING = re.compile(r"\b(?:set(?! up\b)|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
 DISCLOSURE = re.compile(r"click the (?:(?:show|see|view) (?:more|advanced|all)|more|advanced|expand)\b.* button$", re.I)
 WHERE = r"\b(?:under|inside|from the|in the)\s+{name}\b|\b{name}\s*(?:>|, then\b)"  # where a page is
@@ -91,7 +90,7 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     ruled_out, goal_words = ruled_out_words(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
     clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
-    clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.history)]
+    clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.steps)]
     return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, labelled_click(
         request, said_inside_longer(request, clicks))))))
 
@@ -168,8 +167,8 @@ def next_up(request: PlanRequest, clicks: list[str]) -> list[str]:
         return []
     opened = [ways_to_name(name) for name in to_open(request, split=not signed_in(request))]
     next_up = [c for c in clicks if any(c.startswith(f"click the {said} ") for said_all in opened for said in said_all)]
-    added = any("cart" in c.casefold() for c in side_effects_done(request.history))
-    clicked = [m.group(1) for m in map(CLICKED.search, request.history) if m]
+    added = any("cart" in c.casefold() for c in side_effects_done(request.steps))
+    clicked = clicks_made(request.steps)
     if next_up or not added or not said_split(request.goal, "checkout") or any(said_split(request.goal, c) for c in clicked):
         return next_up  # (once it has checked out, the cart is behind it)
     return [c for c in clicks if re.search(r"\b(?:cart|basket)\b", c, re.I)
@@ -211,11 +210,15 @@ def hidden_setting(request: PlanRequest, clicks: list[str]) -> list[str]:
     return [c for c in clicks if DISCLOSURE.match(c)]
 
 
-def side_effects_done(history: list[str]) -> set[str]:
+def clicks_made(steps: list[DoneStep]) -> list[str]:
+    """The click steps of the run that ran (ok), as they were said."""
+    return [s.instruction for s in steps if s.ok and s.kind == "act" and s.tool == "click"]
+
+
+def side_effects_done(steps: list[DoneStep]) -> set[str]:
     """The clicks with a side effect (SIDE_EFFECTS: "Add ... to cart") the run has made: once is the
     order; and those on one item's action ("like (Clark @dis)"): a second would undo the first."""
-    made = (m.group(1) for m in map(CLICKED.search, history) if m)
-    return {c for c in made if c.removeprefix("click the ").split(" ", 1)[0].casefold() in SIDE_EFFECTS
+    return {c for c in clicks_made(steps) if c.removeprefix("click the ").split(" ", 1)[0].casefold() in SIDE_EFFECTS
             or TELLING.search(c)}
 
 
@@ -235,8 +238,8 @@ def asked_for(goal_words: set[str], click: str) -> bool:
 
 
 def done_text(request: PlanRequest) -> str:
-    """The history lines of the steps that were done (-> ok), not only tried, as one text."""
-    return " ".join(line for line in request.history if line.endswith("-> ok"))
+    """What the steps that were done (ok), not only tried, said, as one text (each ends in " |")."""
+    return "".join(f"{s.instruction} | " for s in request.steps if s.ok)
 
 
 def bare(name: str) -> str:

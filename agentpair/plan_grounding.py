@@ -60,22 +60,21 @@ Taken without the planner (forced_steps)
   names ("... and submit the form": Submit) and the page changed, if nothing is left to do (closed).
 
 A small planner misspells names and cuts values short; under this schema a grammar-constrained
-server (llama.cpp) cannot emit either. The rules read the run's history as planner.history_line
-writes it.
+server (llama.cpp) cannot emit either. The rules read the run's steps as records (PlanRequest.steps: what
+each step said, its tool, arguments and outcome), never the history lines the planner reads.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from agentpair.field_values import typed_values, typing_groups
-from agentpair.form_left import REFUSED, TYPED, form_left, named_boxes
+from agentpair.form_left import REFUSED, TYPED, TYPED_INTO, form_left, named_boxes
 from agentpair.goal_words import SENTENCE_END, closing_verb, given_values, goal_texts, named_by, named_options, word_set
 from agentpair.page_clicks import (calendar_day, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
                                    offered_clicks, page_shown, quoted_here, seeking, signed_in, sought, to_open, ways_to_name, writable)
-from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
+from agentpair.plan_request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, DoneStep, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.models import Step
 from agentpair.planner_view import PageNames
 
@@ -84,10 +83,8 @@ CLASSED = set(".$")  # llama.cpp keeps "\." as an escape its grammar rejects: "[
 GROUNDED_TOOLS = ("click", "type", "select", "check", "go_back")
 GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
-SUBMITTED = re.compile(r'\] act type: type (.+?) into the (.+) (?:field|box) and press Enter \{.*"text": (".*?(?<!\\)").*-> ok$')
-SET_BOX = re.compile(r"\] act check: ((?:un)?check the .+ box) .*-> ok$")
 READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
-SETS_NOTHING = re.compile(r"\] act (?:read|wait_for|scroll|check|select): ")  # steps that send no form
+SETS_NOTHING = {"read", "wait_for", "scroll", "check", "select"}  # tools whose steps send no form
 FORCED = "the only step the page allows"  # the thought of a plan the loop took without the planner
 DONE = "the goal is done"  # a finish's instruction
 
@@ -119,9 +116,10 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
     clicks = seeking(request, clicks)
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
-    submitted = [m for m in map(SUBMITTED.search, request.history) if m and json.loads(m.group(3)) == m.group(1)]
+    submitted = {m.group(2) for s in request.steps if s.ok and _acted_with(s, "type") and s.instruction.endswith(" and press Enter")
+                 and (m := TYPED_INTO.match(s.instruction)) and m.group(1) == (s.args or {}).get("text")}
     retyped = {m.group(1) for m in map(TYPED.match, done) if m}
-    typing = typing_groups(request, [v for v in values if v not in retyped], {m.group(2) for m in submitted})
+    typing = typing_groups(request, [v for v in values if v not in retyped], submitted)
     if "type" in tools and typing:
         into = "|".join(f"{_one_of(vals)} into the {_one_of(fields)}" for vals, fields in typing)
         shapes.append(_act("type", {"type": "string", "pattern": f"^type ({into}) (field|box)( and press Enter)?$"}))
@@ -135,7 +133,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
     leave = _not_to_check(request)
     ticks = [f"{'uncheck' if name in names.checked else 'check'} the {said} box" for name in names.boxes
              if name in names.checked or name not in leave for said in ways_to_name(name)]
-    set_by_run = {m.group(1) for line in request.history if (m := SET_BOX.search(line))}
+    set_by_run = {s.instruction for s in request.steps if s.ok and _acted_with(s, "check")}
     undoing = {t: t.removeprefix("un") if t.startswith("uncheck") else "un" + t for t in ticks}
     ticks = [t for t in ticks if t not in done and undoing[t] not in set_by_run]
     if "check" in tools and ticks:
@@ -188,7 +186,7 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     and on the page the goal asks about, the finish is the only step."""
     values = typed_values(request)
     left = form_left(request)
-    if left and any(REFUSED in line for line in request.history):  # a submit was refused: fill the form
+    if left and refused(request):  # a submit was refused: fill the form
         return [_act(tool, {"enum": [step for t, step in left if t == tool]}) for tool in dict.fromkeys(
             t for t, _ in left)], len(left)
     if day := calendar_day(request) or field_to_focus(request):  # a date on the calendar shown; a field to focus
@@ -230,7 +228,7 @@ def forced_steps(request: PlanRequest) -> list[Step]:
     if not request.tools or request.names == PageNames():
         return []
     left = form_left(request)
-    if left and any(REFUSED in line for line in request.history):
+    if left and refused(request):
         return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
     shapes, _ = grounded_steps(request)
     if step := retried(request, shapes) or answered(request, shapes) or closed(request, shapes):
@@ -250,22 +248,31 @@ def _wordings(shape: dict[str, Any]) -> list[str]:
 def retried(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     """The click the loop refused (premature_click) when no click ran since and the schema offers
     it again: the planner asked for it, and the form now holds what it lacked."""
-    for line in reversed(request.history):
-        if m := re.search(r"\] act click: (.+?) -> FAILED: " + re.escape(REFUSED), line):
+    for done in reversed(request.steps):
+        if _acted_with(done, "click") and REFUSED in (done.error or ""):
             offered = any(s["properties"]["kind"].get("const") == "act" and s["properties"]["tool"].get("const") == "click"
-                          and m.group(1) in _wordings(s) for s in shapes)
-            return Step(kind="act", tool="click", instruction=m.group(1)) if offered else None
-        if re.search(r"\] act click: .*-> ok$", line):
+                          and done.instruction in _wordings(s) for s in shapes)
+            return Step(kind="act", tool="click", instruction=done.instruction) if offered else None
+        if _acted_with(done, "click") and done.ok:
             return None
     return None
+
+
+def refused(request: PlanRequest) -> bool:
+    """The loop refused a button click of this run (premature_click)."""
+    return any(REFUSED in (s.error or "") for s in request.steps)
+
+
+def _acted_with(done: DoneStep, tool: str) -> bool:
+    return done.kind == "act" and done.tool == tool
 
 
 def closed(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     """The finish, where the schema offers it, the task asks for no answer, and the run's last step
     clicked the button whose first word is the verb of the goal's closing clause ("... and submit the
     form": Submit) and changed the page: what the goal asks last is done."""
-    last = re.search(r"\] act click: (click the (.+?) button)(?: \([^()]*\))? \{.*-> ok$", request.history[-1]) \
-        if request.history else None
+    last = re.match(r"(click the (.+?) button)(?: \([^()]*\))?$", request.steps[-1].instruction) \
+        if request.steps and request.steps[-1].ok and _acted_with(request.steps[-1], "click") else None
     offered = any(s["properties"]["kind"].get("const") == "finish" for s in shapes)
     if not offered or not last or request.output_schema or READING.search(request.goal) or last.group(1) in request.unchanged:
         return None
@@ -309,15 +316,15 @@ def still_to_do(request: PlanRequest) -> list[str]:
                                                                 *quoted_here(request)])]
     texts = [text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)]
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
-    coded = any(re.search(r"\] code: .* -> ok$", line) for line in request.history)
+    coded = any(s.ok and s.kind == "code" for s in request.steps)
     to_fill = [f"fill the {box} box" for box in named_boxes(request.goal)
                if not coded and f"into the {box.casefold()} " not in done.casefold()]
     hidden = hidden_setting(request, [f"click the {name} button" for name in request.names.clickable])
-    acts = [line for line in request.history if not SETS_NOTHING.search(line) and line.endswith("-> ok")]  # nor does a failed step
-    last = acts[-1] if acts else ""
-    unsent = ["send what was typed"] if request.names.fields and " and press Enter" not in last and re.search(
-        r"\] (act type|code): .*-> ok$", last) else []
-    acted = any(re.search(r"\] (?:act \w+|code): .*-> ok$", line) for line in request.history)
+    acts = [s for s in request.steps if s.ok and not (s.kind == "act" and s.tool in SETS_NOTHING)]  # nor does a failed step
+    last = acts[-1] if acts else None
+    unsent = ["send what was typed"] if request.names.fields and last and (_acted_with(last, "type") or last.kind == "code") \
+        and not last.instruction.endswith(" and press Enter") else []
+    acted = any(s.ok and (s.kind == "act" and s.tool or s.kind == "code") for s in request.steps)
     owes_no_answer = not request.output_schema and not READING.search(request.goal)
     idle = ["act on the page"] if owes_no_answer and not acted else []
     shown = page_shown(request)

@@ -22,6 +22,19 @@ class ToolInfo(BaseModel):
     args_schema: dict[str, Any] | None = Field(None, description="single-model mode: the tool's arguments")
 
 
+class DoneStep(BaseModel):
+    """One step of the run as the grounding rules read it: what the plan said and how it ended (the
+    planner reads the same step as a line of text: history_line)."""
+
+    iteration: int
+    kind: str
+    tool: str | None = None
+    instruction: str
+    args: dict[str, Any] | None = Field(None, description="the tool's arguments the executor gave")
+    ok: bool = True
+    error: str | None = None
+
+
 class PlanRequest(BaseModel):
     """Everything the planner sees: the task (secrets as placeholders), the page, memory, history."""
 
@@ -35,7 +48,8 @@ class PlanRequest(BaseModel):
     names: PageNames = Field(default_factory=PageNames, description="the page's element names, for a "
                                                                     "grounded plan schema (plan_grounding)")
     memory: list[Any] = Field(default_factory=list)
-    history: list[str] = Field(default_factory=list)
+    history: list[str] = Field(default_factory=list, description="the run's latest steps as the planner reads them")
+    steps: list[DoneStep] = Field(default_factory=list, description="the same steps as records, for the grounding rules")
     unchanged: list[str] = Field(default_factory=list, description="act steps that, run on this very page, "
                                                                    "left it as it was (plan_grounding offers them no more)")
     tools: list[ToolInfo] = Field(default_factory=list)
@@ -126,13 +140,18 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
     ])
 
 
-def history_line(record: StepRecord) -> str:
-    """One executed step as the planner reads it in the history."""
+def done_step(record: StepRecord) -> DoneStep:
     step = record.step
-    what = f"{step.kind} {step.tool}" if step.tool else step.kind
-    outcome = "ok" if record.ok else f"FAILED: {record.error}"
-    args = f" {json.dumps(record.tool_args, ensure_ascii=False)}" if record.tool_args else ""
-    return f"[{record.iteration}] {what}: {step.instruction}{args} -> {outcome}"
+    return DoneStep(iteration=record.iteration, kind=step.kind, tool=step.tool, instruction=step.instruction,
+                    args=record.tool_args, ok=record.ok, error=record.error)
+
+
+def history_line(done: DoneStep) -> str:
+    """One executed step as the planner reads it in the history."""
+    what = f"{done.kind} {done.tool}" if done.tool else done.kind
+    outcome = "ok" if done.ok else f"FAILED: {done.error}"
+    args = f" {json.dumps(done.args, ensure_ascii=False)}" if done.args else ""
+    return f"[{done.iteration}] {what}: {done.instruction}{args} -> {outcome}"
 
 
 def plan_request(task: Task, observation: Any, memory: list[Any], history: list[StepRecord],
@@ -140,6 +159,7 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
     """Build the planner's view: short page text, task facts, and no secret values; `unchanged`:
     the steps that, run on this page as it is, changed nothing."""
     snapshot = getattr(observation, "snapshot", "") or ""
+    steps = [done_step(r) for r in history[-12:]]
     request = PlanRequest(
         goal=task.goal,
         start_url=task.start_url,
@@ -150,7 +170,8 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
         page=compact_page(snapshot),
         names=page_names(snapshot),
         memory=memory,
-        history=[history_line(r) for r in history[-12:]],
+        history=[history_line(done) for done in steps],
+        steps=steps,
         unchanged=unchanged or [],
         tools=tools,
     )

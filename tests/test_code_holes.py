@@ -38,7 +38,7 @@ def test_placeholders_become_holes_sized_as_the_planner_sized_them_and_each_fill
 
 
 def test_a_code_step_fills_the_template_the_page_shows_not_the_planners_copy() -> None:
-    step = Step(kind="code", instruction="name billing-api, version 2.4.1", template="[name = {{name:16}}, version 2.4.1")
+    step = Step(kind="code", instruction="name ledger-api, version 2.4.1", template="[name = {{name:16}}, version 2.4.1")
     shown = fill_requests(step, "ctx", Observation(text=PAGE), Toolbox([]))
     assert shown[0].template == with_holes(SHOWN, step.template)
     plain = fill_requests(step, "ctx", Observation(text="No template here."), Toolbox([]))
@@ -47,18 +47,18 @@ def test_a_code_step_fills_the_template_the_page_shows_not_the_planners_copy() -
 
 def test_a_hole_the_instruction_labels_takes_the_word_beside_its_name() -> None:
     holes = with_holes(SHOWN)
-    allowed = hole_values(holes, "write the service: name billing-api, version 2.4.1, 3 replicas, HTTP port 8080")
-    assert allowed["/name"] == allowed["/name_2"] == ["billing-api"]
+    allowed = hole_values(holes, "write the service: name ledger-api, version 2.4.1, 3 replicas, HTTP port 8080")
+    assert allowed["/name"] == allowed["/name_2"] == ["ledger-api"]
     assert allowed["/version"] == ["2.4.1"] and allowed["/replicas"] == ["3"]  # before its name, in its own part
     assert allowed["/port"] == ["8080", "HTTP"]  # the executor picks between them
     assert hole_values("SELECT {{column:8}} FROM {{table:8}};", "get the price of Ada") == {}  # unlabelled: free
 
 
 def test_the_executor_is_offered_the_labelled_words_else_the_instructions_words_and_the_pages_values() -> None:
-    step = Step(kind="code", instruction="name billing-api, version 2.4.1", template="{{name:16}}")
+    step = Step(kind="code", instruction="name ledger-api, version 2.4.1", template="{{name:16}}")
     [request] = fill_requests(step, "ctx", Observation(text=PAGE), Toolbox([]))
     assert request.allowed["/version"] == ["2.4.1"]
-    assert "billing-api" in request.allowed["/replicas"]  # unlabelled: any run of the instruction's words
+    assert "ledger-api" in request.allowed["/replicas"]  # unlabelled: any run of the instruction's words
     sql = "SELECT {{column:8}} FROM {{table:8}} WHERE name = '{{name:12}}';"
     page = Observation(url="http://komu.test/admin/orders?sort=new", title="Orders - Komu admin",
                        snapshot='- cell "Crimson mug" [ref=e1]\n- cell "$1,204.50" [ref=e2]')

@@ -119,10 +119,10 @@ async def test_under_the_grounded_schema_the_bare_model_names_only_what_page_and
 
 
 async def test_with_an_answer_schema_half_read_the_bare_model_can_only_read_the_rest(server: LlamaServer) -> None:
-    snapshot = '- heading "Nimbus 14 Pro" [ref=e1]\n- text: $1,499.00\n- button "Add to cart" [ref=e2]'
+    snapshot = '- heading "Tern 40 Pro" [ref=e1]\n- text: $1,499.00\n- button "Add to cart" [ref=e2]'
     answer = {"type": "object", "required": ["name", "price_usd"],
               "properties": {"name": {"type": "string"}, "price_usd": {"type": "number"}}}
-    request = PlanRequest(goal="Report the name and price of the Nimbus 14 Pro.", page=compact_page(snapshot),
+    request = PlanRequest(goal="Report the name and price of the Tern 40 Pro.", page=compact_page(snapshot),
                           names=page_names(snapshot), tools=browser_tools(), output_schema=answer,
                           memory=[{"price_usd": 1499.0}])
     planner = OpenAIPlanner(base_url=server.base_url, model="smollm2", structured_output="llamacpp", grounded=True)

@@ -20,14 +20,14 @@ def test_page_names_sort_elements_by_what_a_step_does_with_them() -> None:
     assert names.fields == ["Search (all shops)", "Username", "Comment"]
     assert names.dropdowns == {"Delivery": ["Standard (3-5 days)", "Express: 1 day"]}
     assert names.boxes == ["Accept terms", "L"]
-    assert names.clickable["Add Braided cable, 2 m to cart"] == ["button"]
+    assert names.clickable["Add Woven cable, 2 m to cart"] == ["button"]
     assert names.clickable["Home"] == ["link", "button"]
     assert "Username" not in names.clickable and "Delivery" not in names.clickable
 
 
 def test_typed_values_are_whole_runs_of_the_goal_memory_and_placeholders() -> None:
     values = typed_values(request(memory=[{"order": "A-77"}]))
-    for whole in ("fima.nirita", "maple planter", "We have issued your refund.", "We have issued your refund",
+    for whole in ("fima.nirita", "maple planter", "Your parcel is on its way.", "Your parcel is on its way",
                   "{{secret:password}}", "A-77", "Express: 1 day", "ada@x.org"):
         assert whole in values
     assert "fima" not in values and "nirita" not in values and "ple plan" not in values
@@ -39,18 +39,18 @@ def test_the_planners_wording_of_page_elements_passes() -> None:
     assert valid(schema, plan(
         act("type", "type fima.nirita into the Username field"),
         act("type", "type maple planter into the Search (all shops) box and press Enter"),
-        act("type", "type We have issued your refund. into the Comment field"),
+        act("type", "type Your parcel is on its way. into the Comment field"),
     ))
     assert valid(schema, plan(
         act("select", "select Express: 1 day in the Delivery dropdown"),
         act("check", "check the Accept terms box"), act("check", "check the L box"),
-        act("click", "click the Add Braided cable, 2 m to cart button"),
+        act("click", "click the Add Woven cable, 2 m to cart button"),
     ))
     assert valid(schema, plan(act("go_back", "go back to the previous page"), act("scroll", "scroll down")))
     assert valid(schema, plan(act("click", "click the Home link"), act("click", "click the Home button")))
     # as people say names: without a leading number or a trailing count
-    assert valid(schema, plan(act("click", "click the Refund for order 5512 link"), act("click", "click the Cart link"),
-                              act("click", "click the #4821 Refund for order 5512 link")))
+    assert valid(schema, plan(act("click", "click the Refund for order 2291 link"), act("click", "click the Cart link"),
+                              act("click", "click the #7305 Refund for order 2291 link")))
     schema = grounded_plan_schema(request(snapshot=PICKED, history=SEARCHED))  # the quoted text typed: it may finish
     assert valid(schema, plan({"kind": "code", "instruction": "fill", "template": "x = {{v:4}}",
                                "target": "the Comment box"}, {"kind": "finish", "instruction": "done",
@@ -62,7 +62,7 @@ def test_the_planners_wording_of_page_elements_passes() -> None:
     ("type fima.nirita into the Usernme field", "type"),  # a misspelt field
     ("type fima.nirita into the Save for later field", "type"),  # not a field
     ("select Express in the Delivery dropdown", "select"),  # not one of its options
-    ("click the Add Braided cable, 1 m to cart button", "click"),  # not on the page
+    ("click the Add Woven cable, 1 m to cart button", "click"),  # not on the page
     ("click the Refund for order link", "click"),  # a name cut short
     ("click the Save for later button", "type"),  # the instruction says one tool, the step another
     ("type maple planter into theUsername box", "press"),  # an ungrounded tool as a way round
@@ -125,7 +125,7 @@ def test_a_task_with_an_answer_schema_extracts_its_unread_fields_then_answers_wi
         "name": {"type": "string"}, "price_usd": {"type": "number"}, "ram_gb": {"type": "integer"}}}
 
     def schema_after(*memory: dict[str, object]) -> dict[str, object]:
-        return grounded_plan_schema(request(goal="Report the name, price and RAM of the Nimbus 14 Pro.",
+        return grounded_plan_schema(request(goal="Report the name, price and RAM of the Tern 40 Pro.",
                                             output_schema=answer, memory=list(memory)))
 
     def finish(**said: object) -> dict[str, object]:
@@ -137,16 +137,16 @@ def test_a_task_with_an_answer_schema_extracts_its_unread_fields_then_answers_wi
     fresh = schema_after()  # nothing read yet: an extraction asks for every field, no answer yet
     assert valid(fresh, extract(answer))
     assert not valid(fresh, extract({"type": "object", "properties": {"price": {"type": "number"}}}))
-    assert not valid(fresh, finish(name="Nimbus 14 Pro", price_usd=1499.0, ram_gb=32))
+    assert not valid(fresh, finish(name="Tern 40 Pro", price_usd=1499.0, ram_gb=32))
     partly = schema_after({"price_usd": 1499.0, "ram_gb": 32})  # the name is still unread
     assert valid(partly, extract({"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}))
-    assert not valid(partly, extract(answer)) and not valid(partly, finish(name="Nimbus 14 Pro", price_usd=1499.0,
+    assert not valid(partly, extract(answer)) and not valid(partly, finish(name="Tern 40 Pro", price_usd=1499.0,
                                                                           ram_gb=32))
-    read = schema_after({"price_usd": 1499.0, "ram_gb": 32}, {"name": "Nimbus 14 Pro"}, {"name": ""})
-    assert valid(read, finish(name="Nimbus 14 Pro", price_usd=1499.0, ram_gb=32))  # "" read later: not kept
+    read = schema_after({"price_usd": 1499.0, "ram_gb": 32}, {"name": "Tern 40 Pro"}, {"name": ""})
+    assert valid(read, finish(name="Tern 40 Pro", price_usd=1499.0, ram_gb=32))  # "" read later: not kept
     assert not valid(read, extract(answer))  # nothing left to read
     assert not valid(read, finish(name="Signed in", price_usd=1499.0, ram_gb=32))  # made up
-    assert not valid(read, finish(name="Nimbus 14 Pro", price_usd=32, ram_gb=32))  # another field's value
+    assert not valid(read, finish(name="Tern 40 Pro", price_usd=32, ram_gb=32))  # another field's value
     free = grounded_plan_schema(request(snapshot=PICKED, memory=[{"price_usd": 3.5}], history=SEARCHED))  # no answer schema: extractions are free
     assert valid(free, extract({"type": "object", "properties": {"a": {"type": "string"}}}))
     assert valid(free, plan({"kind": "finish", "instruction": "report", "answer": "price 3.5"}))
@@ -155,17 +155,17 @@ def test_a_task_with_an_answer_schema_extracts_its_unread_fields_then_answers_wi
 def test_a_click_says_which_of_same_named_elements_it_means() -> None:
     results = """- list [ref=e1]:
   - listitem [ref=e2]:
-    - link "The Left Hand of Darkness" [ref=e3]
+    - link "The Salt Road" [ref=e3]
     - text: Le Guin · Hardcover, 1969
   - listitem [ref=e4]:
-    - link "The Left Hand of Darkness" [ref=e5]
+    - link "The Salt Road" [ref=e5]
     - text: Le Guin · Paperback, 2000
 - link "Help" [ref=e6]
 - link "Help" [ref=e7]"""
     schema = grounded_plan_schema(request(snapshot=results))
-    assert valid(schema, plan(act("click", "click the The Left Hand of Darkness link (Hardcover, 1969)")))
-    assert valid(schema, plan(act("click", "click the The Left Hand of Darkness link (Paperback, 2000)")))
-    assert not valid(schema, plan(act("click", "click the The Left Hand of Darkness link")))
+    assert valid(schema, plan(act("click", "click the The Salt Road link (Hardcover, 1969)")))
+    assert valid(schema, plan(act("click", "click the The Salt Road link (Paperback, 2000)")))
+    assert not valid(schema, plan(act("click", "click the The Salt Road link")))
     assert valid(schema, plan(act("click", "click the Help link")))  # alike in every way: either will do
 
 
@@ -188,12 +188,12 @@ def test_no_finish_while_the_goal_asks_to_open_a_link_here_that_no_step_clicked(
 
 
 def test_a_box_is_offered_the_verb_that_turns_it() -> None:
-    boxes = """- checkbox "I accept the code of conduct" [ref=e1]
+    boxes = """- checkbox "I accept the house rules" [ref=e1]
 - checkbox "Send me the newsletter" [checked] [ref=e2]"""
     schema = grounded_plan_schema(request(snapshot=boxes))
-    assert valid(schema, plan(act("check", "check the I accept the code of conduct box"),
+    assert valid(schema, plan(act("check", "check the I accept the house rules box"),
                               act("check", "uncheck the Send me the newsletter box")))
-    assert not valid(schema, plan(act("check", "uncheck the I accept the code of conduct box")))  # off already
+    assert not valid(schema, plan(act("check", "uncheck the I accept the house rules box")))  # off already
     assert not valid(schema, plan(act("check", "check the Send me the newsletter box")))  # on already
 
 
@@ -203,16 +203,16 @@ def test_a_step_that_changed_nothing_on_this_page_is_not_offered_again() -> None
     assert not valid(schema, plan(act("click", "click the Save for later button")))
     assert not valid(schema, plan(act("type", repeat_search)))
     assert not valid(schema, plan(act("type", "type maple planter into the Comment field")))
-    assert valid(schema, plan(act("click", "click the Add Braided cable, 2 m to cart button"),
+    assert valid(schema, plan(act("click", "click the Add Woven cable, 2 m to cart button"),
                               act("type", "type fima.nirita into the Username field")))
 
 
 def test_no_finish_while_a_text_the_goal_gives_to_enter_was_never_typed() -> None:
     ticket = """- textbox "Reply" [ref=e1]
 - button "Send reply" [ref=e2]"""
-    goal = "Open ticket #4821 and send the customer this reply: We have issued your refund."
+    goal = "Open ticket #7305 and send the customer this reply: Your parcel is on its way."
     assert not valid(grounded_plan_schema(request(goal=goal, snapshot=ticket)), DONE)
-    typed = ['[2] act type: type We have issued your refund into the Reply field {"ref": "e1"} -> ok']
+    typed = ['[2] act type: type Your parcel is on its way into the Reply field {"ref": "e1"} -> ok']
     assert not valid(grounded_plan_schema(request(goal=goal, snapshot=ticket, history=typed)), DONE)  # not sent
     sent = [*typed, '[3] act click: click the Send reply button {"ref": "e2"} -> ok']
     assert valid(grounded_plan_schema(request(goal=goal, snapshot=ticket, history=sent)), DONE)
@@ -252,10 +252,10 @@ def test_a_dropdown_offers_the_options_the_goal_names_and_none_names_none() -> N
     assert valid(schema, plan(act("select", "select Express (2 days) in the Delivery dropdown")))
     assert not valid(schema, plan(act("select", "select Priority (1 day) in the Delivery dropdown")))
     assert not valid(schema, plan(act("select", "select Spain in the Country dropdown")))  # named none: left alone
-    timeouts = """- combobox "Session timeout" [ref=e1]:
+    timeouts = """- combobox "Idle timeout" [ref=e1]:
   - option "5 minutes"
   - option "15 minutes"
   - option "60 minutes" [selected]"""
-    schema = grounded_plan_schema(request(goal="Set the session timeout to 15 minutes.", snapshot=timeouts))
-    assert valid(schema, plan(act("select", "select 15 minutes in the Session timeout dropdown")))  # said whole
-    assert not valid(schema, plan(act("select", "select 5 minutes in the Session timeout dropdown")))
+    schema = grounded_plan_schema(request(goal="Set the idle timeout to 15 minutes.", snapshot=timeouts))
+    assert valid(schema, plan(act("select", "select 15 minutes in the Idle timeout dropdown")))  # said whole
+    assert not valid(schema, plan(act("select", "select 5 minutes in the Idle timeout dropdown")))

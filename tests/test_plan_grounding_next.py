@@ -9,7 +9,7 @@ from agentpair.form_left import premature_click
 from agentpair.plan_grounding import grounded_plan_schema
 from agentpair.planner import PlanRequest
 from agentpair.planner_view import compact_page, page_names
-from tests.grounding_helpers import DONE, SNAPSHOT, act, plan, request, valid
+from tests.grounding_helpers import DONE, SNAPSHOT, act, plan, ran, request, valid
 
 
 def test_a_setting_the_goal_sets_that_the_form_hides_is_shown_before_anything_else() -> None:
@@ -19,18 +19,18 @@ def test_a_setting_the_goal_sets_that_the_form_hides_is_shown_before_anything_el
 - button "Show advanced options" [ref=e2]
 - button "Save security settings" [ref=e3]
 - link "Profile" [ref=e4]"""
-    goal = "Set the session timeout to 15 minutes and save it. Do not change any other setting."
+    goal = "Set the idle timeout to 15 minutes and save it. Do not change any other setting."
     schema = grounded_plan_schema(request(goal=goal, snapshot=security))
     assert valid(schema, plan(act("click", "click the Show advanced options button")))
     assert not valid(schema, plan(act("click", "click the Save security settings button")))
     assert not valid(schema, plan(act("select", "select Optional in the Two-factor authentication dropdown")))
     assert not valid(schema, DONE)
     shown = security + """
-- combobox "Session timeout" [ref=e5]:
+- combobox "Idle timeout" [ref=e5]:
   - option "15 minutes"
   - option "60 minutes" [selected]"""
     schema = grounded_plan_schema(request(goal=goal, snapshot=shown))
-    assert valid(schema, plan(act("select", "select 15 minutes in the Session timeout dropdown"),
+    assert valid(schema, plan(act("select", "select 15 minutes in the Idle timeout dropdown"),
                               act("click", "click the Save security settings button")))
     setup = "Set up two-factor authentication to protect the account: make it Required and save."
     assert valid(grounded_plan_schema(request(goal=setup, snapshot=security)),
@@ -64,14 +64,14 @@ def test_a_button_with_a_side_effect_is_offered_only_when_the_goal_asks_for_it()
 
 
 def test_no_click_on_what_the_goal_rules_out() -> None:
-    shop = """- button "Add Braided USB-C cable, 1 m to cart" [ref=e1]
-- button "Add Braided USB-C cable, 2 m to cart" [ref=e2]
+    shop = """- button "Add Woven Lightning cable, 1 m to cart" [ref=e1]
+- button "Add Woven Lightning cable, 2 m to cart" [ref=e2]
 - button "Add USB-C charger, 65 W to cart" [ref=e3]"""
-    goal = "Buy one braided USB-C cable, 2 m (not the 1 m cable or the charger): add it to the cart."
+    goal = "Buy one woven USB-C cable, 2 m (not the 1 m cable or the charger): add it to the cart."
     schema = grounded_plan_schema(request(goal=goal, snapshot=shop))
-    assert valid(schema, plan(act("click", "click the Add Braided USB-C cable, 2 m to cart button")))
+    assert valid(schema, plan(act("click", "click the Add Woven Lightning cable, 2 m to cart button")))
     for wrong in ("1 m", "USB-C charger, 65 W"):
-        name = f"Add Braided USB-C cable, {wrong} to cart" if wrong == "1 m" else f"Add {wrong} to cart"
+        name = f"Add Woven Lightning cable, {wrong} to cart" if wrong == "1 m" else f"Add {wrong} to cart"
         assert not valid(schema, plan(act("click", f"click the {name} button"))), wrong
 
 
@@ -106,14 +106,16 @@ def test_a_tool_without_grounded_wording_that_did_nothing_here_is_not_offered_ag
     assert valid(schema, plan(act("scroll", "scroll down")))
 
 
-def test_the_rules_read_the_history_as_the_loop_writes_it() -> None:
-    """The rules above parse history lines; these are made by planner.history_line itself."""
+def test_the_rules_read_the_steps_as_the_loop_records_them() -> None:
+    """The tests above write runs in the planner's notation (grounding_helpers.ran reads it back);
+    here the records come from the loop's own StepRecords, through the line the planner reads."""
     from agentpair.models import Step, StepRecord
-    from agentpair.planner import history_line
+    from agentpair.plan_request import done_step, history_line
 
     def line(tool: str, instruction: str, args: dict[str, object]) -> str:
-        return history_line(StepRecord(iteration=1, step=Step(kind="act", tool=tool, instruction=instruction),
-                                       tool_args=args))
+        done = done_step(StepRecord(iteration=1, step=Step(kind="act", tool=tool, instruction=instruction), tool_args=args))
+        assert ran(history_line(done)) == done
+        return history_line(done)
     history = [line("type", "type maple planter into the Search (all shops) box and press Enter",
                     {"ref": "e3", "text": "maple planter", "submit": True}),
                line("check", "check the Accept terms box", {"ref": "e7", "on": True}),
@@ -137,10 +139,10 @@ REGISTER = """- textbox "Full name" [ref=e1]
 - radio "M" [ref=e3]
 - radio "L" [ref=e4]
 - checkbox "Send me the newsletter" [checked] [ref=e5]
-- checkbox "I accept the code of conduct" [ref=e6]
+- checkbox "I accept the house rules" [ref=e6]
 - button "Submit registration" [ref=e7]
 - link "Schedule" [ref=e8]"""
-REGISTER_GOAL = ("Register Grace Hopper: T-shirt size L, vegetarian meals. Accept the code of conduct, do not "
+REGISTER_GOAL = ("Register Tomas Berg: T-shirt size L, vegetarian meals. Accept the house rules, do not "
                  "subscribe to the newsletter, and submit the registration.")
 
 
@@ -149,20 +151,20 @@ def test_no_submit_nor_finish_before_the_form_holds_what_the_goal_gives() -> Non
     ask = request(goal=REGISTER_GOAL, snapshot=REGISTER)
     assert not valid(grounded_plan_schema(ask), DONE)
     assert premature_click(ask, submit) == ("the form does not yet hold what the goal gives: check the L box; "
-                                            "check the I accept the code of conduct box; "
+                                            "check the I accept the house rules box; "
                                             "uncheck the Send me the newsletter box; "
                                             "select Vegetarian in the Meals dropdown")
     assert premature_click(ask, "click the Schedule link") is None  # this may be the wrong page
     assert valid(grounded_plan_schema(ask), plan(act("check", "check the L box"), act("click", submit)))  # the loop waits
     filled = (REGISTER.replace('"No preference" [selected]', '"No preference"').replace('"Vegetarian"', '"Vegetarian" [selected]')
               .replace('radio "L" [ref=e4]', 'radio "L" [checked] [ref=e4]')
-              .replace('conduct" [ref=e6]', 'conduct" [checked] [ref=e6]')
+              .replace('rules" [ref=e6]', 'rules" [checked] [ref=e6]')
               .replace('newsletter" [checked] [ref=e5]', 'newsletter" [ref=e5]'))
     assert premature_click(request(goal=REGISTER_GOAL, snapshot=filled), submit) is None
     no_meal = filled.replace('"Vegetarian" [selected]', '"Vegetarian"').replace('"No preference"', '"No preference" [selected]')
     assert premature_click(request(goal=REGISTER_GOAL, snapshot=no_meal), submit)
-    unchecked = ['[2] act check: uncheck the I accept the code of conduct box {"ref": "e6"} -> ok']
-    alone = filled.replace('conduct" [checked] [ref=e6]', 'conduct" [ref=e6]')
+    unchecked = ['[2] act check: uncheck the I accept the house rules box {"ref": "e6"} -> ok']
+    alone = filled.replace('rules" [checked] [ref=e6]', 'rules" [ref=e6]')
     assert premature_click(request(goal=REGISTER_GOAL, snapshot=alone, history=unchecked), submit) is None
 
 
@@ -172,13 +174,13 @@ def test_a_text_the_goal_aims_at_a_field_goes_there_before_any_button() -> None:
 - textbox "Your reply" [ref=e3]
 - button "Send reply" [ref=e4]
 - link "Tickets" [ref=e5]"""
-    goal = "Sign in with password {{secret:password}}, open ticket #4821 and send the customer this reply: We have issued your refund."
+    goal = "Sign in with password {{secret:password}}, open ticket #7305 and send the customer this reply: Your parcel is on its way."
     schema = grounded_plan_schema(request(goal=goal, snapshot=ticket))
-    assert valid(schema, plan(act("type", "type We have issued your refund into the Your reply field")))
-    assert valid(schema, plan(act("type", "type We have issued your refund. into the Your reply field")))
-    assert not valid(schema, plan(act("type", "type We have issued your refund into the Identity check field")))
+    assert valid(schema, plan(act("type", "type Your parcel is on its way into the Your reply field")))
+    assert valid(schema, plan(act("type", "type Your parcel is on its way. into the Your reply field")))
+    assert not valid(schema, plan(act("type", "type Your parcel is on its way into the Identity check field")))
     assert premature_click(request(goal=goal, snapshot=ticket), "click the Send reply button")
-    typed = ['[4] act type: type We have issued your refund into the Your reply field {"ref": "e3"} -> ok']
+    typed = ['[4] act type: type Your parcel is on its way into the Your reply field {"ref": "e3"} -> ok']
     after = request(goal=goal, snapshot=ticket, history=typed)
     assert premature_click(after, "click the Send reply button") is None
     assert not valid(grounded_plan_schema(after), plan(act("click", "click the Verify button")))  # no check asked for
@@ -188,7 +190,7 @@ def test_a_text_the_goal_aims_at_a_field_goes_there_before_any_button() -> None:
 
 def test_no_finish_before_the_button_the_goal_says_as_two_words() -> None:
     cart = '- button "Proceed to checkout" [ref=e1]\n- button "Continue shopping" [ref=e2]'
-    goal = "At Voltshop, buy one cable: add it to the cart, then check out as Ada Lovelace."
+    goal = "At Kettlebay, buy one cable: add it to the cart, then check out as Mira Okafor."
     assert not valid(grounded_plan_schema(request(goal=goal, snapshot=cart)), DONE)
     clicked = ['[3] act click: click the Proceed to checkout button {"ref": "e1"} -> ok']
     assert valid(grounded_plan_schema(request(goal=goal, snapshot=cart, history=clicked)), DONE)
@@ -198,10 +200,10 @@ def test_no_finish_before_the_button_the_goal_says_as_two_words() -> None:
 
 def test_a_number_the_goal_names_picks_among_numbered_links() -> None:
     tickets = """- link "#4817 Refund for order 5501" [ref=e1]
-- link "#4821 Refund for order 5512" [ref=e2]
+- link "#7305 Refund for order 2291" [ref=e2]
 - link "Knowledge base" [ref=e3]"""
-    schema = grounded_plan_schema(request(goal="Open ticket #4821 (refund for order 5512) and reply.", snapshot=tickets))
-    assert valid(schema, plan(act("click", "click the Refund for order 5512 link")))
+    schema = grounded_plan_schema(request(goal="Open ticket #7305 (refund for order 2291) and reply.", snapshot=tickets))
+    assert valid(schema, plan(act("click", "click the Refund for order 2291 link")))
     assert valid(schema, plan(act("click", "click the Knowledge base link")))  # says no number
     assert not valid(schema, plan(act("click", "click the Refund for order 5501 link")))
     anyone = grounded_plan_schema(request(goal="Open the oldest refund ticket.", snapshot=tickets))
@@ -210,7 +212,7 @@ def test_a_number_the_goal_names_picks_among_numbered_links() -> None:
 
 def test_a_side_effect_is_clicked_once_and_check_out_is_the_next_step() -> None:
     shop = '- button "Add to cart" [ref=e1]\n- link "View cart" [ref=e2]'
-    goal = "At Voltshop, buy one cable: add it to the cart, then check out as Ada Lovelace."
+    goal = "At Kettlebay, buy one cable: add it to the cart, then check out as Mira Okafor."
     added = ['[1] act click: click the Add to cart button {"ref": "e1"} -> ok']
     assert valid(grounded_plan_schema(request(goal=goal, snapshot=shop)), plan(act("click", "click the Add to cart button")))
     assert not valid(grounded_plan_schema(request(goal=goal, snapshot=shop, history=added)),
@@ -223,36 +225,36 @@ def test_a_side_effect_is_clicked_once_and_check_out_is_the_next_step() -> None:
 
 def test_a_code_the_goal_gives_after_a_fields_name_goes_there_only() -> None:
     form = '- textbox "City" [ref=e1]\n- textbox "Postcode" [ref=e2]'
-    goal = "Check out as Ada Lovelace, London, postcode SW1Y 4JH."
+    goal = "Check out as Mira Okafor, Leith, postcode EH6 7LT."
     schema = grounded_plan_schema(request(goal=goal, snapshot=form))
-    assert valid(schema, plan(act("type", "type SW1Y 4JH into the Postcode field")))
-    assert not valid(schema, plan(act("type", "type London into the Postcode field")))
-    assert not valid(schema, plan(act("type", "type SW1Y 4JH into the City field")))
-    assert valid(schema, plan(act("type", "type London into the City field")))
+    assert valid(schema, plan(act("type", "type EH6 7LT into the Postcode field")))
+    assert not valid(schema, plan(act("type", "type Leith into the Postcode field")))
+    assert not valid(schema, plan(act("type", "type EH6 7LT into the City field")))
+    assert valid(schema, plan(act("type", "type Leith into the City field")))
     address = ('- textbox "Full name" [ref=e1]\n- textbox "Street address" [ref=e2]\n- textbox "City" [ref=e3]\n'
                '- textbox "Postcode" [ref=e4]')
-    goal = "Buy the cable, 2 m, then check out as Ada Lovelace, 12 St James's Square, London, postcode SW1Y 4JH."
+    goal = "Buy the cable, 2 m, then check out as Mira Okafor, 4 Harbour Row, Leith, postcode EH6 7LT."
     schema = grounded_plan_schema(request(goal=goal, snapshot=address))  # the list before it, field by field
-    for value, field in (("Ada Lovelace", "Full name"), ("12 St James's Square", "Street address"), ("London", "City")):
+    for value, field in (("Mira Okafor", "Full name"), ("4 Harbour Row", "Street address"), ("Leith", "City")):
         assert valid(schema, plan(act("type", f"type {value} into the {field} field")))
-    for value, field in (("2 m", "Street address"), ("12 St James's Square", "City"), ("London", "Full name")):
+    for value, field in (("2 m", "Street address"), ("4 Harbour Row", "City"), ("Leith", "Full name")):
         assert not valid(schema, plan(act("type", f"type {value} into the {field} field")))
     gift = grounded_plan_schema(request(goal=goal, snapshot=address + '\n- textbox "Gift message (optional)" [ref=e5]'))
     assert not valid(gift, plan(act("type", "type 2 m into the Gift message (optional) field")))  # given nothing
-    named = ['[1] act type: type Ada Lovelace into the Full name field {"ref": "e1", "text": "Ada Lovelace"} -> ok']
+    named = ['[1] act type: type Mira Okafor into the Full name field {"ref": "e1", "text": "Mira Okafor"} -> ok']
     assert premature_click(request(goal=goal, snapshot=address + '\n- button "Place order" [ref=e6]', history=named),
                            "click the Place order button") == ("the form does not yet hold what the goal gives: "
-                                                               "type 12 St James's Square into the Street address field; "
-                                                               "type London into the City field; "
-                                                               "type SW1Y 4JH into the Postcode field")
+                                                               "type 4 Harbour Row into the Street address field; "
+                                                               "type Leith into the City field; "
+                                                               "type EH6 7LT into the Postcode field")
 
 
 def test_a_field_keeps_the_text_the_run_typed_into_it() -> None:
     form = '- textbox "Full name" [ref=e1]\n- button "Submit" [ref=e2]'
-    typed = ['[2] act type: type Grace Hopper into the Full name field {"ref": "e1", "text": "Grace Hopper"} -> ok']
-    schema = grounded_plan_schema(request(goal="Register Grace Hopper for the Student ticket.", snapshot=form, history=typed))
+    typed = ['[2] act type: type Tomas Berg into the Full name field {"ref": "e1", "text": "Tomas Berg"} -> ok']
+    schema = grounded_plan_schema(request(goal="Register Tomas Berg for the Student ticket.", snapshot=form, history=typed))
     assert not valid(schema, plan(act("type", "type Student into the Full name field")))
-    assert valid(schema, plan(act("type", "type Grace Hopper into the Full name field")))  # a misspelt fill, mended
+    assert valid(schema, plan(act("type", "type Tomas Berg into the Full name field")))  # a misspelt fill, mended
 
 
 def test_no_other_radio_than_the_one_the_goal_names() -> None:
@@ -262,8 +264,8 @@ def test_no_other_radio_than_the_one_the_goal_names() -> None:
     unnamed = grounded_plan_schema(request(goal=REGISTER_GOAL.replace("size L", "size"), snapshot=REGISTER))
     assert valid(unnamed, plan(act("check", "check the M box")))  # the goal names none: any
     workshops = REGISTER + '\n- checkbox "Python workshop" [ref=e9]\n- checkbox "Rust workshop" [ref=e10]'
-    for goal, rust in ((REGISTER_GOAL.replace("Hopper:", "Hopper, the Python workshop only:"), False),
-                       (REGISTER_GOAL.replace("Hopper:", "Hopper, the Python workshop:"), True)):
+    for goal, rust in ((REGISTER_GOAL.replace("Berg:", "Berg, the Python workshop only:"), False),
+                       (REGISTER_GOAL.replace("Berg:", "Berg, the Python workshop:"), True)):
         schema = grounded_plan_schema(request(goal=goal, snapshot=workshops))
         assert valid(schema, plan(act("check", "check the Python workshop box")))
         assert valid(schema, plan(act("check", "check the Rust workshop box"))) == rust  # "only" leaves it alone
@@ -281,18 +283,19 @@ def test_once_signed_in_a_link_the_goal_asks_to_open_here_is_the_next_step() -> 
 
 
 def test_on_a_page_with_nothing_to_fill_the_links_the_goal_names_are_the_ones_offered() -> None:
-    menu = ('- link "Cirrus console" [ref=e1]\n- link "Settings" [ref=e2]\n- link "Profile" [ref=e3]\n'
+    menu = ('- link "Stratus console" [ref=e1]\n- link "Settings" [ref=e2]\n- link "Profile" [ref=e3]\n'
             '- link "Security" [ref=e4]\n- button "Sign out" [ref=e5]')
-    goal = "In the Cirrus cloud console, set the session timeout to 15 minutes (it is a security setting) and save it."
+    goal = "In the Stratus admin console, set the idle timeout to 15 minutes (it is a security setting) and save it."
 
     def schema(snapshot: str = menu, goal: str = goal, history: tuple[str, ...] = ()) -> dict[str, object]:
         return grounded_plan_schema(PlanRequest(goal=goal, page=compact_page(snapshot), names=page_names(snapshot),
-                                                tools=browser_tools(), history=list(history)))
+                                                tools=browser_tools(), history=list(history),
+                                                steps=[ran(line) for line in history]))
 
     assert valid(schema(), plan(act("click", "click the Security link")))
     assert valid(schema(), plan(act("click", "click the Sign out button")))  # buttons stay: a menu may hide the way
     assert not valid(schema(), plan(act("click", "click the Profile link")))
-    assert not valid(schema(), plan(act("click", "click the Cirrus console link")))  # only says where the task is
+    assert not valid(schema(), plan(act("click", "click the Stratus console link")))  # only says where the task is
     opened = ('[1] act click: click the Security link {"ref": "e4"} -> ok',)
     assert valid(schema(history=opened), plan(act("click", "click the Profile link")))  # each named one clicked: any
     with_field = menu + '\n- textbox "Search" [ref=e6]'
@@ -304,13 +307,13 @@ def test_on_a_page_with_nothing_to_fill_the_links_the_goal_names_are_the_ones_of
 
 
 def test_once_added_to_the_cart_the_way_to_the_cart_is_the_next_step() -> None:
-    shop = ('- button "Add Braided cable, 2 m to cart" [ref=e1]: Add to cart\n- button "Save for later" [ref=e2]\n'
+    shop = ('- button "Add Woven cable, 2 m to cart" [ref=e1]: Add to cart\n- button "Save for later" [ref=e2]\n'
             '- button "Add USB-C charger to cart" [ref=e3]: Add to cart\n- link "Help" [ref=e4]\n- link "View cart" [ref=e5]')
-    goal = "At Voltshop, buy one braided cable, 2 m: add it to the cart, then check out as Ada Lovelace."
+    goal = "At Kettlebay, buy one woven cable, 2 m: add it to the cart, then check out as Mira Okafor."
     before = grounded_plan_schema(request(goal=goal, snapshot=shop))
-    assert valid(before, plan(act("click", "click the Add Braided cable, 2 m to cart button")))
+    assert valid(before, plan(act("click", "click the Add Woven cable, 2 m to cart button")))
     assert not valid(before, plan(act("click", "click the Save for later button")))  # a bookmark, not asked for
-    added = ['[1] act click: click the Add Braided cable, 2 m to cart button {"ref": "e1"} -> ok']
+    added = ['[1] act click: click the Add Woven cable, 2 m to cart button {"ref": "e1"} -> ok']
     after = grounded_plan_schema(request(goal=goal, snapshot=shop, history=added))
     assert valid(after, plan(act("click", "click the View cart link")))
     for other in ("click the Help link", "click the Add USB-C charger to cart button"):

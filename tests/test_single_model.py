@@ -74,12 +74,12 @@ def test_no_finish_while_the_goal_asks_for_more_and_the_page_it_asks_about_is_an
     reply = "Send the customer this reply: We have issued your refund."
     assert not valid(schema_for(reply, ticket), finish)  # the reply is not typed yet
     assert valid(schema_for(reply, '- heading "Reply sent" [ref=e1]'), finish)
-    product = """- heading "Nimbus 14 Pro" [level=1] [ref=e1]
+    product = """- heading "Tern 40 Pro" [level=1] [ref=e1]
 - text: Price $1,499, 32 GB RAM
 - link "Laptops" [ref=e2] [cursor=pointer]:
   - /url: /laptops"""
     answer = {"type": "object", "required": ["price_usd"], "properties": {"price_usd": {"type": "number"}}}
-    read = schema_for("What does the Nimbus 14 Pro cost?", product, output_schema=answer)
+    read = schema_for("What does the Tern 40 Pro cost?", product, output_schema=answer)
     assert valid(read, {"kind": "finish", "instruction": "read it off the page", "answer": {"price_usd": 1499}})
     assert len(read["properties"]["steps"]["items"]["anyOf"]) == 1  # type: ignore[index]
 

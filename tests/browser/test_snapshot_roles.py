@@ -70,13 +70,13 @@ def test_a_typed_value_is_the_value_the_instruction_names_or_a_secret_it_names()
         request, = fill_requests(step, "ctx", observation, toolbox, ["password", "api_key"])
         assert request.allowed["/ref"] == ["e3", "f1e5"]
         return request.allowed["/text"]
-    assert texts('type "ada.lovelace" into the Username field.') == ["ada.lovelace"]  # quoted: whole, bare
-    assert texts("type Ada Lovelace into the Full name field") == ["Ada Lovelace"]  # not "Ada Lovelace into the"
+    assert texts('type "mira.okafor" into the Username field.') == ["mira.okafor"]  # quoted: whole, bare
+    assert texts("type Mira Okafor into the Full name field") == ["Mira Okafor"]  # not "Mira Okafor into the"
     assert texts("type {{secret:password}} into the Password field") == ["{{secret:password}}"]
     assert texts("Enter the password") == ["the password", "{{secret:password}}"]
     assert "{{secret:api_key}}" in texts("Fill in the API key") and "{{secret:api_key}}" not in texts("Type x")
-    assert set(texts("Set Title to left hand of darkness and press Enter")) == {
-        "Title", "Title to left hand of darkness", "left hand of darkness", "Enter"}  # never "hand of",
+    assert set(texts("Set Title to silver harbour lights and press Enter")) == {
+        "Title", "Title to silver harbour lights", "silver harbour lights", "Enter"}  # never "harbour lights",
     # nor run on into the next clause
     assert texts("In the Search notes input, type chess") == ["chess"]  # the verb opening a clause
     assert "profile" in texts("save profile")  # no value named the usual way: still the step's own words
@@ -155,7 +155,7 @@ def test_a_url_to_open_is_in_the_instruction_or_a_link_on_the_page() -> None:
 
 def test_an_extraction_reads_words_and_numbers_the_page_shows() -> None:
     page = Observation(url="http://shop.test/parcels/7", title="Parcel 7", snapshot="""- main [ref=e1]:
-  - heading "Nimbus 14 Pro" [level=1] [ref=e2]
+  - heading "Tern 40 Pro" [level=1] [ref=e2]
   - paragraph [ref=e3]: Price $1,299.50 · 16 GB · in stock
   - link "Reviews" [ref=e4]:
     - /url: /reviews/77""")
@@ -165,27 +165,27 @@ def test_an_extraction_reads_words_and_numbers_the_page_shows() -> None:
         "reviews": {"type": "integer", "description": "how many reviews"}}}
     allowed = page_values(page, schema)
     assert set(allowed) == {"/label", "/price", "/ram", "/row_count", "/reviews"}  # enums, booleans: the schema's
-    assert {"", "Nimbus 14 Pro", "16 GB", "parcels", "Parcel 7"} <= set(allowed["/label"])
+    assert {"", "Tern 40 Pro", "16 GB", "parcels", "Parcel 7"} <= set(allowed["/label"])
     assert all(len(v) <= 20 for v in allowed["/label"]) and "heading" not in allowed["/label"]
     assert not any("ref=" in v or "/reviews" in v for v in allowed["/label"])  # no syntax, no link targets
-    assert allowed["/price"] == [14.0, 1299.5, 16.0, 7.0]  # the lines' numbers, the URL's path's, commas dropped
-    assert allowed["/ram"] == [14, 16, 7]  # read off the page
-    assert allowed["/row_count"][:3] == [14, 16, 7] and set(allowed["/row_count"]) == set(range(21)) | {14, 16, 7}
+    assert allowed["/price"] == [40.0, 1299.5, 16.0, 7.0]  # the lines' numbers, the URL's path's, commas dropped
+    assert allowed["/ram"] == [40, 16, 7]  # read off the page
+    assert allowed["/row_count"][:3] == [40, 16, 7] and set(allowed["/row_count"]) == set(range(21)) | {40, 16, 7}
     assert set(allowed["/reviews"]) == set(allowed["/row_count"])  # a count: asked for by name or description
 
 
 def test_a_number_field_named_with_a_unit_reads_numbers_shown_in_that_unit() -> None:
     page = Observation(url="http://shop.test/p/9", snapshot="""- main [ref=e1]:
   - paragraph [ref=e2]: $1,499 · 14.2" · 2.1 kg (4.6 lb) · 32 GB · 1 TB
-  - cell "Nimbus 16: $2,199" [ref=e3]""")
+  - cell "Tern 60: $2,199" [ref=e3]""")
     schema = {"type": "object", "properties": {
         "price_usd": {"type": "number"}, "ram_gb": {"type": "integer"}, "weight_kg": {"type": "number"},
         "screen_in": {"type": "number"}, "battery_h": {"type": "integer"}, "price": {"type": "number"}}}
     allowed = page_values(page, schema)
     assert allowed["/price_usd"] == [1499.0, 2199.0] and allowed["/ram_gb"] == [32]
     assert allowed["/weight_kg"] == [2.1] and allowed["/screen_in"] == [14.2]
-    every = [1499.0, 14.2, 2.1, 4.6, 32.0, 1.0, 16.0, 2199.0, 9.0]
-    assert allowed["/battery_h"] == [1499, 32, 1, 16, 2199, 9]  # no number in hours on the page: all of them
+    every = [1499.0, 14.2, 2.1, 4.6, 32.0, 1.0, 60.0, 2199.0, 9.0]
+    assert allowed["/battery_h"] == [1499, 32, 1, 60, 2199, 9]  # no number in hours on the page: all of them
     assert allowed["/price"] == every  # no unit in the name
 
 
@@ -199,7 +199,7 @@ def test_the_pages_texts_are_names_and_values_not_syntax_links_or_placeholders()
 
 
 SPEC_SHEET = """- main [ref=e1]:
-  - heading "Nimbus 14 Pro" [level=1] [ref=e2]
+  - heading "Tern 40 Pro" [level=1] [ref=e2]
   - paragraph [ref=e3]: $1,799 $1,999 - save $200
   - table "Specifications" [ref=e4]:
     - rowgroup [ref=e5]:
@@ -217,16 +217,16 @@ SPEC_SHEET = """- main [ref=e1]:
         - columnheader "Memory" [ref=e17]
       - row [ref=e18]:
         - cell [ref=e19]:
-          - link "Nimbus 16 Pro" [ref=e20]:
+          - link "Tern 60 Pro" [ref=e20]:
             - /url: /nimbus-16-pro
         - cell "$2,199" [ref=e21]
         - cell "64 GB" [ref=e22]
   - list [ref=e23]:
     - listitem [ref=e24]:
-      - link "Sleeve for Nimbus 14" [ref=e25]
+      - link "Sleeve for Tern 40" [ref=e25]
       - paragraph [ref=e26]: $39 from Ada Byron
     - listitem [ref=e27]:
-      - link "Dock for Nimbus 14" [ref=e28]
+      - link "Dock for Tern 40" [ref=e28]
       - paragraph [ref=e29]: $89 from Lin Feng"""
 
 
@@ -235,19 +235,19 @@ def test_an_extraction_is_offered_what_the_page_says_of_the_thing_it_names() -> 
     schema = {"type": "object", "properties": {
         "memory_gb": {"type": "integer"}, "price_usd": {"type": "number"}, "battery_h": {"type": "integer"},
         "seller": {"type": "string"}, "price": {"type": "number"}}}
-    own = page_values(page, schema, "Extract the memory gb, price usd, battery h of Nimbus 14 Pro")
+    own = page_values(page, schema, "Extract the memory gb, price usd, battery h of Tern 40 Pro")
     assert own["/memory_gb"] == [32]  # the row headed Memory, not the sibling's 64 in the Memory column
     assert own["/battery_h"] == [18]  # that row's number in hours
     assert own["/price_usd"] == [1799.0, 1999.0, 200.0, 39.0, 89.0]  # not the sibling's $2,199
     ram = page_values(page, {"type": "object", "properties": {"ram_gb": {"type": "integer"}}},
-                      "Extract the ram gb of Nimbus 14 Pro")
+                      "Extract the ram gb of Tern 40 Pro")
     assert ram["/ram_gb"] == [32]  # no row or column says RAM: not the 64 of the sibling's row
-    sibling = page_values(page, schema, "Return the memory gb, price usd of Nimbus 16 Pro")
+    sibling = page_values(page, schema, "Return the memory gb, price usd of Tern 60 Pro")
     assert sibling["/memory_gb"] == [64] and sibling["/price_usd"] == [2199.0]  # its row, in the column
     assert sibling["/battery_h"] == [2199, 64]  # none in hours on its row: its row's numbers, not its name's 16
-    item = page_values(page, schema, "Read the seller, price for Dock for Nimbus 14")
+    item = page_values(page, schema, "Read the seller, price for Dock for Tern 40")
     assert item["/price"] == [89.0] and "Lin Feng" in item["/seller"]  # its result's block only
-    assert not {"Ada Byron", "Dock", "Nimbus 14"} & set(item["/seller"])  # not another's, nor its own name's parts
+    assert not {"Ada Byron", "Dock", "Tern 40"} & set(item["/seller"])  # not another's, nor its own name's parts
 
 
 RESULTS = """- main [ref=e1]:
@@ -255,15 +255,15 @@ RESULTS = """- main [ref=e1]:
   - link "Press" [ref=e3]
   - list [ref=e4]:
     - listitem [ref=e5]:
-      - link "The Left Hand of Darkness" [ref=e6]
-      - text: Ursula K. Le Guin · Hardcover, 1969 · $120.00
+      - link "The Salt Road" [ref=e6]
+      - text: Ines Moreau · Hardcover, 1969 · $120.00
       - button "Add to wishlist" [ref=e7]
     - listitem [ref=e8]:
-      - link "The Left Hand of Darkness" [ref=e9]
-      - text: Ursula K. Le Guin · Paperback, 2000 · $12.99
+      - link "The Salt Road" [ref=e9]
+      - text: Ines Moreau · Paperback, 2000 · $12.99
       - button "Add to wishlist" [ref=e10]
     - listitem [ref=e11]:
-      - 'link "Study Guide: The Left Hand of Darkness" [ref=e12]'
+      - 'link "Study Guide: The Salt Road" [ref=e12]'
       - text: BookNotes Editors · Paperback, 2000
   - link "Cart (2)" [ref=e13]"""
 
@@ -276,9 +276,9 @@ def test_same_named_elements_are_told_apart_by_what_their_item_alone_says() -> N
 
 def test_a_step_is_offered_the_refs_of_the_element_it_names() -> None:
     refs = [f"e{i}" for i in range(1, 14)]
-    assert named_refs(RESULTS, refs, "click the The Left Hand of Darkness link") == ["e6", "e9"]
-    assert named_refs(RESULTS, refs, "click the The Left Hand of Darkness link (Paperback, 2000)") == ["e9"]
-    assert named_refs(RESULTS, refs, "open the Study Guide: The Left Hand of Darkness page") == ["e12"]
+    assert named_refs(RESULTS, refs, "click the The Salt Road link") == ["e6", "e9"]
+    assert named_refs(RESULTS, refs, "click the The Salt Road link (Paperback, 2000)") == ["e9"]
+    assert named_refs(RESULTS, refs, "open the Study Guide: The Salt Road page") == ["e12"]
     assert named_refs(RESULTS, refs, "Press the Menu link") == ["e2"]  # not the link called Press
     assert named_refs(RESULTS, refs, "Press") == ["e3"]
     assert named_refs(RESULTS, refs, "click the Cart link") == ["e13"]  # as a step says it
@@ -328,13 +328,13 @@ def test_the_first_result_is_what_a_lists_first_item_says_first() -> None:
 
 
 def test_the_name_of_the_thing_the_instruction_names_is_its_name() -> None:
-    page = Observation(snapshot='- heading "Nimbus 14 Pro" [level=1] [ref=e1]\n- paragraph [ref=e2]: $1,499.00',
+    page = Observation(snapshot='- heading "Tern 40 Pro" [level=1] [ref=e1]\n- paragraph [ref=e2]: $1,499.00',
                        refs=["e1", "e2"])
     schema = {"type": "object", "properties": {"name": {"type": "string"}, "price_usd": {"type": "number"}}}
-    assert page_values(page, schema, "extract the price of the Nimbus 14 Pro")["/name"] == ["Nimbus 14 Pro"]
+    assert page_values(page, schema, "extract the price of the Tern 40 Pro")["/name"] == ["Tern 40 Pro"]
     # naming nothing, the name is what the page is about: its main heading
-    assert page_values(page, schema, "extract the name and price in US dollars")["/name"] == ["Nimbus 14 Pro"]
-    plain = Observation(snapshot='- paragraph [ref=e1]: Nimbus 14 Pro costs $1,499.00', refs=["e1"])
+    assert page_values(page, schema, "extract the name and price in US dollars")["/name"] == ["Tern 40 Pro"]
+    plain = Observation(snapshot='- paragraph [ref=e1]: Tern 40 Pro costs $1,499.00', refs=["e1"])
     assert "" in page_values(plain, schema, "extract the name and price")["/name"]  # no heading: as before
     titled = {"type": "object", "properties": {"title": {"type": "string"}}}  # an article's title need not be it
     assert "" in page_values(page, titled, "extract the title")["/title"]
