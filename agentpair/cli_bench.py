@@ -82,6 +82,28 @@ async def _bench_miniwob(args: argparse.Namespace) -> int:
     return await main(args, planner_from_args(args))
 
 
+async def _bench_soak(args: argparse.Namespace) -> int:
+    from rich.progress import Progress
+
+    from agentpair.bench_soak import bench_soak
+
+    with Progress(console=console, transient=True) as progress:
+        bar = progress.add_task(f"{args.scenario}, one agent, {args.runs} runs", total=args.runs)
+        report = await bench_soak(args.scenario, args.runs, lambda i, run: progress.update(bar, completed=i + 1))
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    table = Table(title=f"soak: {report['scenario']}, {report['successes']}/{report['runs']} solved")
+    for column in ("", "processes", "open fds", "RSS MB", "with children MB"):
+        table.add_column(column, justify="left" if not column else "right")
+    for when in ("before", "after", "after_close"):
+        r = report[when]
+        table.add_row(when.replace("_", " "), str(r["processes"]), str(r["open_fds"]), f"{r['rss_mb']:.0f}",
+                      f"{r['tree_rss_mb']:.0f}")
+    Console().print(table)
+    return 0
+
+
 async def _bench_planner(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -154,6 +176,13 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     loop.add_argument("--json", action="store_true")
     planner_options(loop)
     loop.set_defaults(handler=_bench_loop)
+
+    soak = targets.add_parser("soak", help="one bundled scenario N times by one agent in one process: child "
+                                           "processes, open files and memory before and after")
+    soak.add_argument("--scenario", default="login", help="a bundled scenario's name")
+    soak.add_argument("--runs", type=int, default=50)
+    soak.add_argument("--json", action="store_true")
+    soak.set_defaults(handler=_bench_soak)
 
     runs = targets.add_parser("scenarios", help="every bundled scenario N times on the default planner and "
                                                 "executor: success rate, wall time, time split, failure reasons")
