@@ -29,7 +29,7 @@ PROSE = re.compile(r"^\s*[A-Z](?:[^=:{}\[\]\s]*\s+){3,}[^=:{}\[\]]*[.!?]\s*$")  
 
 def shown_template(text: str) -> str | None:
     """The block of the page's text that holds every <placeholder> line, widened over the code lines
-    around it ("[service]" above, 'health_check = "/healthz"' below); None when no line has one. A
+    around it ("[job]" above, 'retries = 3' below); None when no line has one. A
     sentence is not a template line ("Clone <url> to get started.")."""
     lines = text.splitlines()
     marked = [i for i, line in enumerate(lines) if PLACEHOLDER.search(line) and not PROSE.match(line)]

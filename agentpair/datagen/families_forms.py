@@ -24,7 +24,7 @@ from agentpair.planner import MAX_PLAN_STEPS
 PARTIAL = 0.12
 # Training registrations may ask more, as real ones do: a choice among radio buttons, a second
 # dropdown (first option the default), their order on the page and in the goal drawn apart.
-RADIO_GROUPS = {"T-shirt size": ["S", "M", "L", "XL"], "Session": ["Morning", "Afternoon", "Evening"],
+RADIO_GROUPS = {"Jersey size": ["S", "M", "L", "XL"], "Session": ["Morning", "Afternoon", "Evening"],
                 "Seat": ["Aisle", "Window", "Middle"], "Level": ["Beginner", "Intermediate", "Advanced"]}
 SECOND_SELECTS = {"Meals": ["No preference", "Vegetarian", "Vegan", "Halal"],
                   "Badge colour": ["Blue", "Green", "Orange"], "Lunch": ["None", "Sandwich", "Salad", "Soup"],
@@ -223,7 +223,7 @@ SETTINGS = {  # per kind of resource: its settings, each (key, kind of value)
     "bucket": [("name", "slug"), ("region", "region"), ("max_size", "int")],
     "mailer": [("name", "slug"), ("sender", "email"), ("port", "port")],
 }
-FIXED = [("log_level", "info", False), ("health_check", "/healthz", False), ("timeout_s", "30", True)]
+FIXED = [("log_level", "info", False), ("health_check", "/status", False), ("timeout_s", "30", True)]
 SIZES = {"slug": 16, "version": 8, "int": 4, "port": 6, "cron": 12, "region": 12, "url": 24, "email": 24}
 NUMBERS = ("int", "port")
 

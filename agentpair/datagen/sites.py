@@ -214,7 +214,7 @@ def typo(rng: random.Random, text: str) -> str:
 # "Sign in" beside the form), side blocks and footer links, so the planner learns to look past them.
 CHROME_LINKS = ["Sign in", "My account", "Shopping bag (0)", "Contact", "Support", "Wishlist"]
 FOOTER_LINKS = ["Privacy", "Terms of use", "Cookies", "Accessibility", "Sitemap", "Imprint"]
-ASIDES = [("New here?", "Create an account in two minutes."), ("Free delivery", "On orders over $50."),
+ASIDES = [("New here?", "Open an account today."), ("Free delivery", "On orders over $50."),
           ("Need a hand?", "Our team answers within a day."), ("Newsletter", "News and offers once a month."),
           ("Opening hours", "Monday to Friday, 9 to 5."), ("Gift cards", "Give the choice.")]
 

@@ -15,14 +15,14 @@ REPLIES = ["We have sent a replacement.", "Your refund is on its way.", "Thanks,
            "Your account is unlocked now.", "We will call you tomorrow morning."]
 ASKS = ["My parcel arrived damaged.", "Where is my refund?", "I cannot sign in any more.",
         "Please change my delivery address.", "When will my order ship?"]
-REPLY_FIELDS = ["Reply", "Your reply", "Message", "Answer", "Write a reply", "Comment"]
-SEND = ["Send reply", "Send", "Post reply", "Reply", "Submit reply"]
+REPLY_FIELDS = ["Reply", "Your answer", "Message", "Answer", "Write a reply", "Comment"]
+SEND = ["Send answer", "Send", "Post reply", "Reply", "Submit reply"]
 SAVE = ["Save", "Save changes", "Update", "Apply", "Save settings"]
 SETTINGS = {"Idle timeout": ["5 minutes", "10 minutes", "30 minutes", "1 hour"],
             "Language": ["English", "French", "German", "Spanish"],
             "Time zone": ["UTC", "Europe/Paris", "America/New_York", "Asia/Tokyo"],
             "Currency": ["USD", "EUR", "GBP", "JPY"], "Items per page": ["10", "25", "50", "100"],
-            "Theme": ["Light", "Dark", "System"], "Email digest": ["Daily", "Weekly", "Never"]}
+            "Theme": ["Light", "Dark", "System"], "News summary": ["Daily", "Weekly", "Never"]}
 TAILS = {"reply": [" Then send this reply there: {text}", " Once there, reply with: {text}",
                    " On that page, post the reply \"{text}\"", " and send the customer this reply: {text}",
                    ", then reply: {text}"],
