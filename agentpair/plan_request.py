@@ -11,7 +11,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from agentpair.endpoint import Attempt
-from agentpair.models import Plan, StepRecord, Task
+from agentpair.models import Plan, StepKind, StepRecord, Task
 from agentpair.planner_view import PageNames, compact_page, page_names
 from agentpair.redaction import Redactor
 
@@ -27,7 +27,7 @@ class DoneStep(BaseModel):
     planner reads the same step as a line of text: history_line)."""
 
     iteration: int
-    kind: str
+    kind: StepKind
     tool: str | None = None
     instruction: str
     args: dict[str, Any] | None = Field(None, description="the tool's arguments the executor gave")
