@@ -1,0 +1,59 @@
+"""The loop takes the steps the grounded schema leaves no choice about without asking the planner:
+a refused submit's missing values, the refused click itself, and the finish once the goal's closing
+click changed the page. One planner call for the whole task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from agentpair import Agent
+from tools.base import Observation, Tool, ToolResult
+from tests.doubles import Args, ScriptedExecutor, ScriptedPlanner
+
+FORM = '- textbox "Skipper" [ref=e1]{value}\n- button "Submit hire" [ref=e2]\n- link "Prices" [ref=e3]'
+RECEIPT = '- heading "Your canoe is booked" [level=1] [ref=e4]\n- link "Prices" [ref=e3]'
+
+
+class HireForm:
+    """A form with one field and a submit button; submitting it shows a receipt."""
+
+    def __init__(self) -> None:
+        self.skipper = ""
+        self.submitted = False
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def observe(self) -> Observation:
+        snapshot = RECEIPT if self.submitted else FORM.format(value=f": {self.skipper}" if self.skipper else "")
+        return Observation(url="http://127.0.0.1/hire", title="Hire", snapshot=snapshot, refs=["e1", "e2", "e3", "e4"])
+
+    def tools(self) -> list[Tool]:
+        def make(name: str) -> Tool:
+            async def call(args: BaseModel) -> ToolResult:
+                given = args.model_dump()
+                self.calls.append((name, given))
+                if name == "type":
+                    self.skipper = given["text"]
+                elif given["ref"] == "e2":
+                    self.submitted = True
+                return ToolResult(tool=name, ok=True, changed_page=True)
+
+            return Tool(name=name, description=f"{name} an element", args_model=Args, run=call)
+
+        return [make("click"), make("type")]
+
+
+async def test_a_refused_submit_is_filled_retried_and_closed_with_one_planner_call() -> None:
+    planner = ScriptedPlanner([{"steps": [{"kind": "act", "tool": "click", "instruction": "click the Submit hire button"}]}])
+    planner.grounded = True  # the refusal and the forced steps are the grounded schema's
+    executor = ScriptedExecutor([{"ref": "e2"}, {"ref": "e1", "text": "Ofelia Brandt"}, {"ref": "e2"}])
+    form = HireForm()
+    result = await Agent(planner, executor, form).run("Hire a canoe for skipper Ofelia Brandt, then submit the hire.",
+                                                      trace=False)
+    assert result.finished and form.submitted
+    assert [name for name, _ in form.calls] == ["type", "click"]  # the early submit never ran
+    assert len(planner.requests) == 1  # the fill, the retried click and the finish: no planner call
+    assert [s.step.instruction for s in result.steps] == [
+        "click the Submit hire button", "type Ofelia Brandt into the Skipper field", "click the Submit hire button",
+        "the goal is done"]
