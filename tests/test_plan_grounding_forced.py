@@ -89,3 +89,17 @@ def test_the_closing_clause_is_the_last_one_that_does_something() -> None:
     assert closing_verb("Sign in as kim, open the ticket and send this reply: Done and dusted.") == "send"
     assert closing_verb("Set the timeout to 15 minutes and save it. Do not change any other setting.") == "save"
     assert closing_verb('Type "a and b" into the box, then press Enter.') == "press"
+
+
+def test_where_the_form_hides_the_setting_the_goal_sets_show_more_is_taken() -> None:
+    security = """- combobox "Two-factor login" [ref=e1]:
+  - option "Optional"
+  - option "Required" [selected]
+- button "Show advanced options" [ref=e2]
+- button "Save" [ref=e3]"""
+    goal = "Set the idle timeout to 15 minutes and save it."
+    assert forced_steps(request(goal=goal, snapshot=security)) == [
+        Step(kind="act", tool="click", instruction="click the Show advanced options button")]
+    shown = security + '\n- combobox "Idle timeout" [ref=e4]:\n  - option "15 minutes"\n  - option "60 minutes" [selected]'
+    assert forced_steps(request(goal=goal, snapshot=shown)) != [
+        Step(kind="act", tool="click", instruction="click the Show advanced options button")]  # shown: the form's turn
