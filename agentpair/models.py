@@ -145,6 +145,7 @@ class StepRecord(BaseModel):
     ok: bool = True
     error: str | None = None
     output: Any = None
+    changed_page: bool = Field(False, description="the tool call may have changed the page (ToolResult.changed_page)")
 
 
 class RunResult(BaseModel):

@@ -210,6 +210,8 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
     named = {f"the {box.casefold()} box" for box in named_boxes(request.goal)}
     fields = [f for f in fields if f.casefold() in named] or fields  # where the goal says the text goes
+    written = {s.target for s in request.steps if s.ok and s.kind == "code"}  # a box takes one text
+    fields = [f for f in fields if f not in written]
     if fields and reads:
         steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
     elif fields and "type" in [t.name for t in request.tools]:
@@ -246,14 +248,15 @@ def _wordings(shape: dict[str, Any]) -> list[str]:
 
 
 def retried(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
-    """The click the loop refused (premature_click) when no click ran since and the schema offers
-    it again: the planner asked for it, and the form now holds what it lacked."""
+    """The click the loop refused (premature_click) when no click ran and nothing changed the page
+    since, and the schema offers it again: the planner asked for it, and the form now holds what it
+    lacked (a text typed with Enter may have sent the form already)."""
     for done in reversed(request.steps):
         if _acted_with(done, "click") and REFUSED in (done.error or ""):
             offered = any(s["properties"]["kind"].get("const") == "act" and s["properties"]["tool"].get("const") == "click"
                           and done.instruction in _wordings(s) for s in shapes)
             return Step(kind="act", tool="click", instruction=done.instruction) if offered else None
-        if _acted_with(done, "click") and done.ok:
+        if done.ok and (_acted_with(done, "click") or done.changed_page):
             return None
     return None
 

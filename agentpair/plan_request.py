@@ -30,9 +30,11 @@ class DoneStep(BaseModel):
     kind: StepKind
     tool: str | None = None
     instruction: str
+    target: str | None = Field(None, description="where a code step typed its text")
     args: dict[str, Any] | None = Field(None, description="the tool's arguments the executor gave")
     ok: bool = True
     error: str | None = None
+    changed_page: bool = False
 
 
 class PlanRequest(BaseModel):
@@ -143,7 +145,8 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
 def done_step(record: StepRecord) -> DoneStep:
     step = record.step
     return DoneStep(iteration=record.iteration, kind=step.kind, tool=step.tool, instruction=step.instruction,
-                    args=record.tool_args, ok=record.ok, error=record.error)
+                    target=step.target, args=record.tool_args, ok=record.ok, error=record.error,
+                    changed_page=record.changed_page)
 
 
 def history_line(done: DoneStep) -> str:

@@ -74,20 +74,32 @@ def test_a_step_naming_what_the_page_or_task_lacks_fails(instruction: str, tool:
 def test_a_code_step_types_into_a_field_of_the_page_and_needs_one() -> None:
     code = {"kind": "code", "instruction": "fill", "template": "x = {{v:4}}", "target": "the Notes box"}
     assert not valid(grounded_plan_schema(request()), plan(code))
-    no_fields = '- button "Create service" [ref=e1]'
+    no_fields = '- button "Create job" [ref=e1]'
     schema = grounded_plan_schema(request(snapshot=no_fields))
     assert not valid(schema, plan(dict(code, target="the Comment box")))
-    assert valid(schema, plan(act("click", "click the Create service button")))
+    assert valid(schema, plan(act("click", "click the Create job button")))
 
 
 def test_a_code_step_types_into_the_box_the_goal_names_when_it_names_one() -> None:
-    form = '- textbox "Service config" [ref=e1]\n- textbox "Environment variables" [ref=e2]'
+    form = '- textbox "Job spec" [ref=e1]\n- textbox "Secrets list" [ref=e2]'
     code = {"kind": "code", "instruction": "fill", "template": "x = {{v:4}}"}
-    named = grounded_plan_schema(request("Fill in the template. Put it into the Service config box.", form))
-    assert valid(named, plan(dict(code, target="the Service config box")))
-    assert not valid(named, plan(dict(code, target="the Environment variables box")))
-    unnamed = grounded_plan_schema(request("Fill in the template and create the service.", form))
-    assert valid(unnamed, plan(dict(code, target="the Environment variables box")))
+    named = grounded_plan_schema(request("Fill in the template. Put it into the Job spec box.", form))
+    assert valid(named, plan(dict(code, target="the Job spec box")))
+    assert not valid(named, plan(dict(code, target="the Secrets list box")))
+    unnamed = grounded_plan_schema(request("Fill in the template and create the job.", form))
+    assert valid(unnamed, plan(dict(code, target="the Secrets list box")))
+
+
+def test_a_box_a_code_step_of_the_run_wrote_is_not_offered_again() -> None:
+    form = '- textbox "Job spec" [ref=e1]: x = 4\n- button "Create job" [ref=e2]'
+    code = {"kind": "code", "instruction": "fill", "template": "x = {{v:4}}", "target": "the Job spec box"}
+    goal = "Fill in the template. Put it into the Job spec box and create the job."
+    assert valid(grounded_plan_schema(request(goal, form)), plan(code))
+    wrote = request(goal, form, history=['[1] code: fill in the template {"ref": "e1", "text": "x = 4"} -> ok'])
+    wrote.steps[0].target = "the Job spec box"
+    schema = grounded_plan_schema(wrote)
+    assert not valid(schema, plan(code))
+    assert valid(schema, plan(act("click", "click the Create job button")))
 
 
 def test_a_request_that_knows_no_names_gets_the_plain_schema() -> None:
