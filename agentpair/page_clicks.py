@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from urllib.parse import urljoin, urlsplit
 
 from agentpair.goal_words import (WORD, by_number, goal_texts, named_by, quoted_texts, ruled_out_words, said_split, says_name,
                                   task_words, word_set)
@@ -80,7 +81,7 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     other than the goal numbers it (by_number), nor on one of a shared name whose item the goal
     does not say where it says another's (told_by_goal), nor on a list's item other than those the
     goal names, where it names some (named_items), nor on one it says only inside a longer one's name
-    (said_inside_longer), nor, where it quotes what to click, on what it
+    (said_inside_longer), nor on a link to the page shown (to_this_page), nor, where it quotes what to click, on what it
     does not name (quoted_only), nor, where it asks for the greatest or smallest, on other numbers (extreme),
     nor, where it says to click a thing by a label the page shows before it, on others (labelled_click)."""
     names, done = request.names, set(request.unchanged)
@@ -91,8 +92,20 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
     clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.steps)]
+    clicks = [c for c in clicks if not clicks_on(c, to_this_page(request))]
     return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, labelled_click(
         request, said_inside_longer(request, clicks))))))
+
+
+def to_this_page(request: PlanRequest) -> list[str]:
+    """The links that all lead to the page shown (a site's name linking to its home page, on the home
+    page): clicking one loads the same page again. A link to a part of a page (#...) is not one: it
+    may open a tab."""
+    def where(url: str) -> str:
+        return re.sub(r"/index\.html?$", "/", urlsplit(url)._replace(fragment="").geturl())
+    here = where(request.url)
+    return [name for name, urls in request.names.links.items() if request.url and urls
+            and all("#" not in u and where(urljoin(request.url, u)) == here for u in urls)]
 
 
 def said_inside_longer(request: PlanRequest, clicks: list[str]) -> list[str]:

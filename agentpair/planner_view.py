@@ -130,6 +130,8 @@ class PageNames(BaseModel):
                                              "item says")
     lists: list[list[str]] = Field(default_factory=list, description="the names of a list's items: clickable "
                                    "siblings of one role under one parent, three or more")
+    links: dict[str, list[str]] = Field(default_factory=dict, description="a link's name -> where each link "
+                                        "of that name leads (its /url, as the page writes it)")
 
 
 FIELD_ROLES = {"textbox", "searchbox", "spinbutton"}
@@ -156,6 +158,8 @@ def page_names(snapshot: str) -> PageNames:
             names.boxes.append(node.name)
         if node.role not in NOT_CLICKED and not options:
             names.clickable.setdefault(node.name, []).append(node.role)
+            if node.role == "link":
+                names.links.setdefault(node.name, []).extend(c.value for c in node.children if c.role == "/url")
             if (ref := REF.search(node.attrs)) and ref.group(1) in apart:
                 telling, item = apart[ref.group(1)]
                 names.told_apart.setdefault(node.name, []).append(telling)

@@ -107,3 +107,22 @@ def test_a_name_the_goal_says_only_inside_a_longer_name_is_not_clicked() -> None
     assert not valid(schema, plan(act("click", "click the Tern 40 link")))
     both = grounded_plan_schema(request(goal="Open the Tern 40 page, then the Tern 40 Pro page.", snapshot=cards))
     assert valid(both, plan(act("click", "click the Tern 40 link")))  # said on its own as well
+
+
+def test_a_link_to_the_page_shown_is_not_offered() -> None:
+    header = """- link "Larkspur Tea" [ref=e1]:
+  - /url: index.html
+- link "Home" [ref=e2]:
+  - /url: /
+- link "Blends" [ref=e3]:
+  - /url: blends.html
+- link "Top" [ref=e4]:
+  - /url: "#top\""""
+    goal = "Open the Blends page of Larkspur Tea."
+    home = grounded_plan_schema(request(goal=goal, snapshot=header, url="http://127.0.0.1:9/index.html"))
+    assert valid(home, plan(act("click", "click the Blends link")))
+    assert not valid(home, plan(act("click", "click the Larkspur Tea link")))  # reloads the page shown
+    assert not valid(home, plan(act("click", "click the Home link")))
+    assert valid(home, plan(act("click", "click the Top link")))  # a part of the page: it may open a tab
+    elsewhere = grounded_plan_schema(request(goal=goal, snapshot=header, url="http://127.0.0.1:9/blends.html"))
+    assert valid(elsewhere, plan(act("click", "click the Larkspur Tea link")))
