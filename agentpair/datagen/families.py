@@ -35,10 +35,17 @@ def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
         words.split == "train" and target and rng.random() < 0.5) else None
     goal = stage.extend(goal) if stage else goal
 
+    # training only, from draws of its own: as on many sites, the form may offer signing up as a
+    # second button beside its sign-in one
+    extra = random.Random(f"login {site.name} {user}") if words.split == "train" else None
+    buttons = [button(sign_in)]
+    if extra and extra.random() < 0.5:
+        buttons.insert(extra.randint(0, 1), button(words.one(extra, "signup")))
+
     def form(user_value: str = "", secret: str = "", error: str = "") -> Screen:
         return site.screen("/login", sign_in, h(sign_in), alert(error) if error else "",
                            field_(user_label, user_value), field_("Password", secret, "password"),
-                           button(sign_in), a(forgot, "/reset"), a(signup, "/signup"))
+                           *buttons, a(forgot, "/reset"), a(signup, "/signup"))
 
     calls = []
     if rng.random() < 0.6:
@@ -110,9 +117,16 @@ def search(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     goal = words.goal(rng, "search", site=site.name, query=query, target=target)
 
     blurb = p(rng.choice(["Free returns within 30 days.", "New arrivals every week."]))
+    # training only, from draws of its own: the home page may feature items that share words with
+    # the one sought; the search still comes first
+    extra = random.Random(f"search home {site.name} {target}") if words.split == "train" else None
+    featured = "".join(f"<li>{a(t, '/item/' + slug(t))}</li>" for t in lookalikes(extra, vocab, 3)
+                       if t != target) if extra and extra.random() < 0.5 else ""
+    featured = h(words.one(extra, "featured"), 2) + f"<ul>{featured}</ul>" if featured else ""
 
     def home(value: str = "", note: str = "") -> Screen:
-        return site.screen("/", "", h(site.name), field_(label, value, "search"), p(note) if note else "", blurb)
+        return site.screen("/", "", h(site.name), field_(label, value, "search"), p(note) if note else "", blurb,
+                           featured)
 
     box = type_in(label, query, role="searchbox", submit=True)
     first = Call(home(), "Search for the item.", [box])

@@ -26,6 +26,7 @@ LABELS: dict[str, list[str]] = {
     "menu": ["Menu", "More", "Browse", "All sections", "Open menu", "Explore", "Sections",
              "Site menu"],
     "cart": ["View cart", "Cart", "Go to cart", "Basket", "Shopping cart", "Your bag"],
+    "featured": ["New this week", "Popular now", "Featured", "Best sellers", "You may also like"],
     "aside": ["Add to wishlist", "Notify me", "Quick view", "Add to list", "Compare", "Details",
               "Share", "Save it"],  # a product's other button, beside its add-to-cart
     "create_link": ["New {}", "Create a {}", "Add a {}", "Set up a {}", "New {} from template",
@@ -159,6 +160,7 @@ TRAIN_LABELS: dict[str, list[str]] = {
                      "Search for anything", "Product finder", "Query"],
     "menu": ["Navigation", "Show menu", "Categories", "Everything", "Departments", "Main menu"],
     "cart": ["Trolley", "Shopping bag", "Open cart", "Items in cart", "Bag"],
+    "featured": ["Trending", "Top picks", "Customer favourites", "Editor's choice"],
     "aside": ["Favourite", "Specs", "Bookmark", "Watch", "Save for later", "Add to compare",
               "Move to wishlist", "Gift it"],
     "create_link": ["Start a {}", "Add new {}", "+ New {}"],
