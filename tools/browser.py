@@ -34,6 +34,9 @@ SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/g
 LAUNCH_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    # the guard fulfils navigations itself, so Chromium no longer knows a page came from a local
+    # address and would refuse its WebSockets to that very address; the guard checks origins instead
+    "--disable-features=LocalNetworkAccessChecks",
 ]
 SHOWN_VALUE = re.compile(r'^\s*- (?:textbox|searchbox) "[^\n]*?\[ref=(e\d+)\][^:\n]*: (.+)$', re.M)  # a field showing a value
 PASSWORD_VALUES_JS = "() => Array.from(document.querySelectorAll('input[type=password]'), e => e.value)"

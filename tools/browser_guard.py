@@ -1,15 +1,16 @@
-"""The browser's guard: enforces a run's TaskPolicy at the Playwright context (routes, popups,
-downloads, redirects) and keeps the SafetyEvent log that results and observations report.
+"""The browser's guard: enforces a run's TaskPolicy at the Playwright context (routes, WebSockets,
+popups, downloads, redirects) and keeps the SafetyEvent log that results and observations report.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from contextlib import suppress
 from typing import Any
 
-from playwright.async_api import BrowserContext, Download, Page, Request, Route
+from playwright.async_api import BrowserContext, Download, Page, Request, Route, WebSocketRoute
 from playwright.async_api import Error as PlaywrightError
 
 from tools.base import mask_secrets
@@ -30,6 +31,7 @@ class Guard:
             return
         self._routed.add(id(context))
         await context.route("**/*", self._route)
+        await context.route_web_socket(re.compile(".*"), self._route_web_socket)
         context.on("page", self._on_popup)
         context.on("request", self._on_request)
         context.on("response", lambda response: self._on_request_done(response.request))
@@ -62,6 +64,18 @@ class Guard:
                 await route.continue_()
         except PlaywrightError:
             pass  # the request went away (page closed or navigated) while we looked at it
+
+    async def _route_web_socket(self, socket: WebSocketRoute) -> None:
+        """A WebSocket to an allowed origin (ws:// read as http://, wss:// as https://) goes through to
+        its server; one to another origin is closed at once, a warning on the next observation (the
+        page goes on without it)."""
+        refusal = self.policy.refusal(re.sub(r"^ws(s?)://", r"http\1://", socket.url, flags=re.I))
+        if refusal is None:
+            socket.connect_to_server()
+            return
+        self.record("websocket", socket.url, f"a WebSocket of the page was not opened: {refusal}", violation=False)
+        with suppress(PlaywrightError):
+            await socket.close(code=1008, reason="blocked by the run's policy")
 
     async def _block(self, route: Route, request: Request, kind: str, detail: str) -> None:
         """Refuse a request. A main-frame navigation or a popup is the run's own doing (a violation,

@@ -10,7 +10,7 @@ from urllib.parse import urljoin, urlsplit
 from pydantic import BaseModel, Field
 
 SecretField = Literal["password", "any"]
-EventKind = Literal["navigation", "redirect", "request", "frame", "popup", "download", "file_url", "secret"]
+EventKind = Literal["navigation", "redirect", "request", "frame", "websocket", "popup", "download", "file_url", "secret"]
 INERT_SCHEMES = {"about", "data", "blob", "chrome-error"}
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
