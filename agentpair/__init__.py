@@ -2,8 +2,7 @@
 
 from agentpair.version import __version__  # noqa: E402
 
-from agentpair.agent import Agent  # noqa: E402
-from agentpair.events import AgentEvent  # noqa: E402
+from agentpair.agent import Agent, AgentEvent  # noqa: E402
 from agentpair.executor import Executor, OpenAIExecutor  # noqa: E402
 from agentpair.models import (  # noqa: E402
     FillRequest,
@@ -19,9 +18,9 @@ from agentpair.planner import OpenAIPlanner, Planner, PlannerError, PlanReply, P
 from tools.base import Environment, Observation, Tool, ToolResult, tool  # noqa: E402
 
 # loaded when first used: each pulls a heavy dependency (torch, llama.cpp's client, Chromium's driver)
-_LAZY = {"LocalDiffusionExecutor": "agentpair.executor_local", "ARBaselineExecutor": "agentpair.executor_ar",
-         "EmbeddedPlanner": "agentpair.embedded", "Browser": "tools.browser", "replay": "agentpair.replay",
-         "replay_sync": "agentpair.replay", "scenarios": "agentpair.scenarios"}
+_LAZY = {"LocalDiffusionExecutor": "agentpair.executor.local", "ARBaselineExecutor": "agentpair.executor.ar",
+         "EmbeddedPlanner": "agentpair.planner.embedded", "Browser": "tools.browser", "replay": "agentpair.replay.drive",
+         "replay_sync": "agentpair.replay.drive", "scenarios": "agentpair.scenarios"}
 
 
 def __getattr__(name: str) -> object:

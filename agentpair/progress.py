@@ -7,7 +7,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from agentpair.events import AgentEvent
+from agentpair.agent.events import AgentEvent
 from agentpair.models import RunResult
 
 STYLE = {"plan": "cyan", "step": "white", "finish": "green", "done": "bold"}

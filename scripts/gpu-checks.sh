@@ -3,7 +3,7 @@
 # (diffusion and AR baseline) evaluated on the held-out split on the GPU in bf16 and, on the same machine, on its
 # CPU in float32; then the forward timings of an 8B-shaped LLaDA-layout model.
 # Needs only torch, tokenizers, safetensors, jsonschema (executor_engine's imports) and pytest, and
-# data/executor/heldout.jsonl (`python -m agentpair.datagen.build --out data/executor`).
+# data/executor/heldout.jsonl (`python -m agentpair.training.datagen.build --out data/executor`).
 # Writes gpu.txt, eval-cuda.json, eval-cpu.json and bench-gpu.json to $OUT (default runs/gpu-checks).
 set -u
 out=${OUT:-runs/gpu-checks}

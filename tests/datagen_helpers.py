@@ -7,8 +7,8 @@ import random
 import re
 from typing import Any
 
-from agentpair.datagen.build import ROLES, make_pages, vocab
-from agentpair.datagen.tasks import page_examples
+from agentpair.training.datagen.build import ROLES, make_pages, vocab
+from agentpair.training.datagen.tasks import page_examples
 from tools.base import Observation
 
 TAG = re.compile(r"<[^>]+>")

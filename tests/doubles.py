@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentpair.models import FillRequest, FillResult, FillStats, Plan
-from agentpair.planner import PlanReply, PlanRequest
+from agentpair.planner.request import PlanReply, PlanRequest
 from tools.base import Observation, Tool, ToolResult
 
 

@@ -9,10 +9,9 @@ from typing import Any
 
 import jsonschema
 
-from agentpair.datagen.plans import browser_tools
-from agentpair.plan_request import DoneStep, history_line
-from agentpair.planner import PlanRequest
-from agentpair.planner_view import compact_page, page_names
+from agentpair.planner.page_view import compact_page, page_names
+from agentpair.planner.request import DoneStep, PlanRequest
+from agentpair.training.datagen.plans import browser_tools
 
 SNAPSHOT = """- generic [ref=e1]:
   - link "Home" [ref=e2] [cursor=pointer]:

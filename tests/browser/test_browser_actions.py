@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentpair.models import Step
-from agentpair.step_work import fill_requests
+from agentpair.agent.step_work import fill_requests
 from tools.base import Observation
 from tools.browser import Browser
 from tools.snapshot import find_ref, ref_roles

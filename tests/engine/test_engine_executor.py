@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agentpair.executor_local import LocalDiffusionExecutor
+from agentpair.executor.local import LocalDiffusionExecutor
 from agentpair.models import FillRequest
 from executor_engine import CheckpointError, FillInput, FillOutput, ReferenceSampler
 from executor_engine.ar import ARDecoder

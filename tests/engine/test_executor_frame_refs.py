@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentpair.executor_local import LocalDiffusionExecutor, fill_with
+from agentpair.executor.local import LocalDiffusionExecutor, fill_with
 from agentpair.models import FillRequest
 from executor_engine import FillInput, FillOutput
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest_asyncio
 
-from agentpair.scenarios import Verdict, load
+from agentpair.scenarios.loader import Verdict, load
 from tools.base import ToolResult
 from tools.browser import Browser
 from tools.snapshot import find_ref

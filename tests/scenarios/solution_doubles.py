@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from agentpair.models import FillRequest, FillResult, Plan
-from agentpair.planner import PlanReply, PlanRequest
+from agentpair.planner.request import PlanReply, PlanRequest
 from tools.snapshot import find_ref
 
 

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agentpair import Agent, scenarios
-from agentpair.cli import main
+from agentpair import Agent
+
+from agentpair.scenarios import loader as scenarios
+from agentpair.cli.main import main
 from tests.scenarios.solution_doubles import SolutionExecutor, SolutionPlanner
 from tests.scenarios.test_scenario_login import SOLUTION
 from tools.browser import Browser

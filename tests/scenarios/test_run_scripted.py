@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from agentpair import Agent
-from agentpair import cli_run
-from agentpair.cli import main
-from agentpair.scenarios import list_names, load
-from agentpair.runner import run_scenario
+from agentpair.cli import run as cli_run
+from agentpair.cli.main import main
+from agentpair.scenarios.loader import list_names, load
+from agentpair.scenarios.runner import run_scenario
 from tests.scenarios.solution_doubles import SolutionExecutor, SolutionPlanner
 from tools.browser import Browser
 
@@ -104,7 +104,7 @@ async def test_the_loop_tells_the_planner_which_steps_changed_nothing_on_this_pa
 
 
 def test_the_planner_timeout_option_reaches_the_endpoint(monkeypatch) -> None:
-    from agentpair.cli import build_parser, planner_from_args
+    from agentpair.cli.main import build_parser, planner_from_args
 
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     args = build_parser().parse_args(["run", "login", "--planner-timeout", "2.5"])
@@ -112,7 +112,7 @@ def test_the_planner_timeout_option_reaches_the_endpoint(monkeypatch) -> None:
 
 
 def test_the_grounded_option_reaches_an_endpoint_planner_and_the_embedded_one(monkeypatch) -> None:
-    from agentpair.cli import build_parser, planner_from_args
+    from agentpair.cli.main import build_parser, planner_from_args
 
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     assert planner_from_args(build_parser().parse_args(["run", "login", "--grounded"])).grounded is True

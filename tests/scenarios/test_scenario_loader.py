@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentpair.scenarios import ScenarioError, list_names, load
+from agentpair.scenarios.loader import ScenarioError, list_names, load
 
 
 def test_at_least_eight_scenarios_load_and_make_tasks() -> None:

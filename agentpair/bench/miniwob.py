@@ -1,0 +1,235 @@
+"""`agentpair bench miniwob`: MiniWoB++ tasks, which nobody here wrote, run by the project's own Agent.
+
+The task pages come from the `miniwob` PyPI package (`pip install --no-deps miniwob`: only its
+HTML/JS assets are used) and are served on a loopback HTTP server. Each episode loads its task
+page in the agent's Chromium, seeds the page's random generator, lifts the episode's time limit
+(a CPU planner is not judged by the clock), starts the episode, hides the suite's score board
+(not part of the task) and gives the agent only the task's utterance (core.getUtterance). The agent runs until it finishes, runs out of steps, or the
+page reports the episode over (WOB_DONE_GLOBAL, checked after every tool call); the raw reward
+is then read from the page (WOB_RAW_REWARD_GLOBAL, in [-1, 1]; 0 when the episode never ended).
+Success is a reward above 0, as the suite's tables count it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib.util
+import statistics
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from agentpair.errors import UsageError
+
+# The development and report list fixed by issue 36 (the rest of the suite is not tuned on).
+TASKS = (
+    "click-checkboxes-large", "click-checkboxes-soft", "click-checkboxes-transfer",
+    "click-collapsible-2-nodelay", "click-menu", "click-scroll-list", "click-tab-2-easy",
+    "click-tab-2-medium", "click-tab-2", "click-test", "click-test-2", "click-widget", "copy-paste",
+    "email-inbox", "email-inbox-delete", "email-inbox-forward-nl", "email-inbox-important",
+    "email-inbox-reply", "email-inbox-star-reply", "enter-date", "enter-time", "find-word",
+    "focus-text-2", "form-sequence", "form-sequence-2", "login-user-popup", "multi-layouts",
+    "multi-orderings", "phone-book", "read-table-2", "social-media", "social-media-some",
+    "social-media-all", "book-flight-nodelay", "choose-date-easy", "use-spinner", "simple-arithmetic",
+    "odd-or-even", "find-greatest", "unicode-test",
+)
+DEV_SEEDS = (0, 1, 2, 3, 4)
+REPORT_SEEDS = (100, 101, 102)
+EPISODE_MS = 3_600_000  # the page's own limit, lifted: a slow CPU planner is not judged by the clock
+START_JS = """async (seed) => {
+  for (let i = 0; i < 200 && (typeof core === 'undefined' || !WOB_TASK_READY); i++)
+    await new Promise(r => setTimeout(r, 25));
+  Math.seedrandom(seed);
+  core.EPISODE_MAX_TIME = %d;
+  core.startEpisodeReal();
+  const display = document.getElementById('reward-display');  // the score board is not the task
+  if (display) display.style.display = 'none';
+  const said = core.getUtterance();  // a few tasks return {utterance, fields}
+  return typeof said === 'string' ? said : said.utterance;
+}""" % EPISODE_MS
+OUTCOME_JS = "() => [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON]"
+console = Console(stderr=True)
+
+
+class Episode(BaseModel):
+    """One task and seed, as the agent ran it and the page scored it."""
+
+    task: str
+    seed: int
+    utterance: str
+    reward: float
+    success: bool
+    done: bool
+    steps: int
+    wall_s: float
+    stop_reason: str
+    reason: str | None = None
+    trace: str | None = None
+
+
+def miniwob_html() -> Path:
+    """The `html/` folder of the installed miniwob package, or a usage error saying how to install it."""
+    spec = importlib.util.find_spec("miniwob")
+    if spec is None or not spec.submodule_search_locations:
+        raise UsageError("the MiniWoB++ benchmark needs its task pages: pip install --no-deps miniwob")
+    html = Path(next(iter(spec.submodule_search_locations))) / "html"
+    if not (html / "core" / "core.js").is_file():
+        raise UsageError(f"the miniwob package at {html.parent} has no html/core/core.js")
+    return html
+
+
+def task_names(tasks: str) -> list[str]:
+    """`all` (the fixed list) or task names separated by commas; an unknown name is a usage error."""
+    if tasks == "all":
+        return list(TASKS)
+    names = [t.strip() for t in tasks.split(",") if t.strip()]
+    html = miniwob_html()
+    missing = [n for n in names if not (html / "miniwob" / f"{n}.html").is_file()]
+    if missing:
+        raise UsageError(f"no MiniWoB++ task named {', '.join(missing)}")
+    return names
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@contextmanager
+def serve(html: Path) -> Iterator[str]:
+    """Serve the task pages on a free loopback port; yields the base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(html)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def run_episode(agent: Any, base_url: str, task: str, seed: int, max_steps: int,
+                      trace: str | bool = False) -> Episode:
+    """Start `task` with `seed` in the agent's browser, let the agent work from the utterance alone,
+    and read the page's raw reward. The agent must be started (it owns a Browser)."""
+    await agent.start()
+    browser = agent.browser
+    start = await browser.start_task(start_url=f"{base_url}/miniwob/{task}.html", allowed_origins=[base_url])
+    if start is not None and not start.ok:
+        raise RuntimeError(f"the task page {task} did not load: {start.error}")
+    utterance = await browser.page.evaluate(START_JS, seed)
+
+    async def outcome() -> tuple[bool, float, str | None]:
+        """(done, raw reward, reason) as the page says; a page that is no task page any more (the
+        agent navigated away) ends the episode with reward 0."""
+        try:
+            done, reward, reason = await browser.page.evaluate(OUTCOME_JS)
+        except PlaywrightError:
+            return True, 0.0, f"the page left the task ({browser.page.url})"
+        return bool(done), float(reward), reason
+
+    async def episode_over() -> bool:
+        return (await outcome())[0]
+
+    result = await agent.run(utterance, allowed_origins=[base_url], max_steps=max_steps, trace=trace,
+                             labels={"miniwob": task, "seed": str(seed)}, should_stop=episode_over)
+    done, reward, reason = await outcome()
+    return Episode(task=task, seed=seed, utterance=utterance, reward=reward, success=reward > 0,
+                   done=done, steps=len(result.steps), wall_s=result.wall_s,
+                   stop_reason=result.stop_reason, reason=reason, trace=result.trace_path)
+
+
+def aggregate(episodes: list[Episode]) -> dict[str, Any]:
+    """Overall success rate and mean reward, then per task (in run order), then every episode."""
+    def stats(group: list[Episode]) -> dict[str, Any]:
+        return {"episodes": len(group), "success_rate": sum(e.success for e in group) / len(group),
+                "mean_reward": statistics.fmean(e.reward for e in group),
+                "wall_s_p50": statistics.median(e.wall_s for e in group),
+                "steps_mean": statistics.fmean(e.steps for e in group)}
+
+    tasks = list(dict.fromkeys(e.task for e in episodes))
+    return {**stats(episodes), "per_task": {t: stats([e for e in episodes if e.task == t]) for t in tasks},
+            "episodes": [e.model_dump() for e in episodes]}
+
+
+async def bench_miniwob(agent: Any, tasks: list[str], seeds: list[int], max_steps: int, trace_dir: Path | None,
+                        on_episode: Callable[[Episode], None] = lambda e: None) -> list[Episode]:
+    """Every task with every seed, one after another, on one started agent."""
+    episodes = []
+    with serve(miniwob_html()) as base_url:
+        for task in tasks:
+            for seed in seeds:
+                trace = str(trace_dir / f"{task}-{seed}.jsonl") if trace_dir else False
+                try:
+                    episodes.append(await run_episode(agent, base_url, task, seed, max_steps, trace))
+                except Exception as exc:  # one broken episode is reported, not the end of the benchmark
+                    episodes.append(Episode(task=task, seed=seed, utterance="", reward=0.0, success=False,
+                                            done=False, steps=0, wall_s=0.0,
+                                            stop_reason=f"error: {type(exc).__name__}: {exc}"[:300]))
+                on_episode(episodes[-1])
+    return episodes
+
+
+def _print_table(report: dict[str, Any]) -> None:
+    table = Table(title=f"agentpair bench miniwob: {report['planner']}, seeds {report['seeds']}")
+    for column in ("task", "success", "mean reward", "steps", "wall p50"):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    last = list(report["per_task"])[-1]
+    for name, stats in [*report["per_task"].items(), ("all", report)]:
+        table.add_row(name, f"{stats['success_rate']:.0%}", f"{stats['mean_reward']:.2f}",
+                      f"{stats['steps_mean']:.1f}", f"{stats['wall_s_p50']:.1f} s", end_section=name == last)
+    Console().print(table)
+
+
+async def main(args: argparse.Namespace, planner: Any) -> int:
+    """The `agentpair bench miniwob` command: progress on stderr, then a table (or JSON on stdout)."""
+    import json
+
+    from agentpair.agent.loop import Agent
+    from agentpair.bench.loop import planner_label
+
+    tasks = task_names(args.tasks)
+    miniwob_html()  # a missing package is a usage error before anything starts
+    trace_dir = Path("runs") / f"bench-miniwob-{datetime.now():%Y%m%d-%H%M%S}"
+    trace_dir.mkdir(parents=True, exist_ok=True)
+    console.print("starting the planner, the executor and Chromium (not timed)")
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    async with Agent(planner=planner) as agent:
+        with Progress(*columns, console=console) as progress:
+            bar = progress.add_task("episodes", total=len(tasks) * len(args.seeds))
+
+            def on_episode(e: Episode) -> None:
+                verdict = "[green]success[/green]" if e.success else "[red]failed[/red]"
+                progress.console.print(f"{e.task} seed {e.seed}: {verdict} reward {e.reward:.2f}, {e.steps} steps, "
+                                       f"{e.wall_s:.1f} s ({e.stop_reason})", highlight=False)
+                progress.advance(bar)
+
+            episodes = await bench_miniwob(agent, tasks, args.seeds, args.max_steps, trace_dir, on_episode)
+        label = planner_label(agent.planner)
+    report = {"planner": label, "tasks": tasks, "seeds": args.seeds, "max_steps": args.max_steps,
+              "trace_dir": str(trace_dir), **aggregate(episodes)}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        _print_table(report)
+    return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tasks", default="all", help="all (the fixed list of issue 36), or task names "
+                                                       "separated by commas")
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(DEV_SEEDS),
+                        help=f"episode seeds (development: {DEV_SEEDS}; report: {REPORT_SEEDS})")
+    parser.add_argument("--max-steps", type=int, default=15, metavar="N", help="steps per episode")
+    parser.add_argument("--json", action="store_true")

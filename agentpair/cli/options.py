@@ -1,0 +1,44 @@
+"""The command line's shared options and their parsing: the planner's, and seconds above 0.
+
+Apart from agentpair.cli.main so that its subcommand modules import these without importing it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"takes seconds above 0, not {text}")
+    return seconds
+
+
+def planner_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--planner-base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, "
+                                                   "else the embedded llama.cpp planner)")
+    parser.add_argument("--planner-model", help="model name (default: AGENTPAIR_PLANNER_MODEL)")
+    parser.add_argument("--grounded", action=argparse.BooleanOptionalAction, default=None,
+                        help="plans under the schema narrowed to the page and task (default: on for the embedded "
+                             "planner, off for an endpoint; the endpoint must compile regex patterns, as llama.cpp's does)")
+    parser.add_argument("--planner-timeout", type=positive_seconds, metavar="S",
+                        help="give up a planner request after S seconds (default 60; retried up to 4 times)")
+
+
+def planner_from_args(args: argparse.Namespace) -> Any:
+    """The planner the options name: OpenAIPlanner on --planner-base-url, else the default one."""
+    from agentpair.agent.defaults import default_planner
+    from agentpair.planner.client import OpenAIPlanner
+
+    options: dict[str, Any] = {"timeout_s": args.planner_timeout} if getattr(args, "planner_timeout", None) else {}
+    if getattr(args, "grounded", None) is not None:
+        options["grounded"] = args.grounded
+    if getattr(args, "planner_base_url", None):
+        return OpenAIPlanner(base_url=args.planner_base_url, model=args.planner_model, **options)
+    return default_planner(single_model=getattr(args, "single_model", False), **options)

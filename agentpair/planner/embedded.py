@@ -1,0 +1,74 @@
+"""The embedded default planner: OpenAIPlanner pointed at llama.cpp's server (agentpair.llm.llamacpp)
+running SmolLM2-135M-Instruct with the planning LoRA adapter trained here
+(agentpair/weights/planner-lora.gguf), started and stopped with the planner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from agentpair.llm.llamacpp import SMOLLM2_FILE, EmbeddedModelError, LlamaServer
+from agentpair.planner.request import PlanReply, PlanRequest
+from agentpair.planner.client import OpenAIPlanner
+
+WEIGHTS = Path(__file__).resolve().parents[1] / "weights"
+SHIPPED_LORA = WEIGHTS / "planner-lora.gguf"  # python -m agentpair.training.planner_lora
+# the same model's adapter for single-model mode, trained on its format too (datagen.single_plans)
+SINGLE_MODEL_LORA = WEIGHTS / "planner-lora-single.gguf"
+
+
+def endpoint_configured() -> bool:
+    """Whether the user pointed agentpair at an endpoint (else the embedded planner is used)."""
+    return bool(os.environ.get("OPENAI_BASE_URL"))
+
+
+# The longest plan in the planning data is about 200 SmolLM2 tokens; a longer reply from the
+# embedded model is a loop. At its speed on 2 cores 1,024 tokens outlast the 60 s request timeout,
+# and the timeout is retried: one looping call once cost a scenario run its whole 300 s.
+PLAN_MAX_TOKENS = 384
+
+
+class EmbeddedPlanner:
+    """The default planner: OpenAIPlanner pointed at a LlamaServer that it starts and stops."""
+
+    def __init__(self, model: str | Path | None = None, *, lora: str | Path | bool | None = None,
+                 single_model: bool = False, n_ctx: int = 4096, **planner_options: object) -> None:
+        """lora: an adapter GGUF; None = the shipped adapter for the default model (none for
+        another model), the single-model one with `single_model`; False = the bare model."""
+        if lora is None and model is None:
+            lora = SINGLE_MODEL_LORA if single_model else SHIPPED_LORA
+            if not lora.is_file():
+                raise EmbeddedModelError(f"the planner adapter {lora} is missing from this install")
+        self.server = LlamaServer(model, lora=lora or None, n_ctx=n_ctx)
+        self._options = {"max_tokens": PLAN_MAX_TOKENS, "grounded": True, **planner_options}
+        self.grounded = bool(self._options["grounded"])  # under the schema grounded in the page, by default
+        self._planner: OpenAIPlanner | None = None
+        self.name = "embedded:" + (Path(model).name if model else SMOLLM2_FILE)
+
+    @property
+    def base_url(self) -> str:
+        return self.server.base_url
+
+    def identity(self) -> dict[str, object]:
+        return {"kind": "embedded-llamacpp", "grounded": self.grounded, "model": self.name.split(":", 1)[1],
+                "lora": str(self.server.lora) if self.server.lora else None}
+
+    async def start(self) -> None:
+        if self._planner is None:
+            await asyncio.to_thread(self.server.start)
+            self._planner = OpenAIPlanner(self.server.base_url, model=self.name, api_key="not-needed",
+                                          structured_output="llamacpp",
+                                          **self._options)  # type: ignore[arg-type]
+
+    async def plan(self, request: PlanRequest) -> PlanReply:
+        await self.start()
+        assert self._planner is not None
+        return await self._planner.plan(request)
+
+    async def aclose(self) -> None:
+        if self._planner is not None:
+            await self._planner.aclose()
+            self._planner = None
+        self.server.stop()

@@ -1,0 +1,204 @@
+"""What the goal gives for a page's form that the form does not hold yet (form_left), and the loop's
+refusal of a button click before it does (premature_click); the grounded schema (grounding.schema)
+offers those steps first and no finish while they are left.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentpair.planner.grounding.goal_words import (SENTENCE_END, given_values, goal_texts, holds_other, labelled_values, listed_before, loose,
+                                  named_by, named_options, ruled_out_words, sent_into, value_runs, word_set)
+from agentpair.planner.grounding.page_clicks import done_text, page_shown, ways_to_name, writable
+from agentpair.planner.request import PlanRequest
+
+TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
+TYPED_INTO = re.compile(r"type (.+?) into the (.+) (?:field|box)(?: and press Enter)?$")  # a type step: value, field
+REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
+SPINNER = re.compile(r'^spinbutton "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*(?::\s*(.*))?$', re.M)
+NOT_WANTED = r"\b(?:not|no)\s+(?:an? |the |any )?([^,.;:()]+)"  # "do not send me the digest"
+FIELD_LINE = re.compile(r'^(?:textbox|searchbox|spinbutton|combobox) "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*: (.+)$', re.M)
+OPTIONAL = re.compile(r"\boptional\b", re.I)
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+
+
+def named_boxes(goal: str) -> list[str]:
+    """The boxes a goal says to put something in ("paste it into the Notes box")."""
+    return re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", goal)
+
+
+def aimed_fields(request: PlanRequest, lead: str, text: str) -> list[str]:
+    """Where the goal says a text goes: the page's fields it names right after the text ('"-5" into
+    the 2nd textbox', sent_into), else those the last clause before it names by one of their words
+    ("this answer" -> "Your answer"); never a secret's."""
+    if into := sent_into(request.goal, text):
+        return [f for f in request.names.fields if named_by(into, f)]
+    clause = word_set(re.split(r"[,;]| and ", lead)[-1])
+    return [f for f in request.names.fields if word_set(f) & clause
+            and not any(s.replace("_", " ").casefold() in f.casefold() for s in request.secret_names)]
+
+
+def listed_values(request: PlanRequest) -> dict[str, list[str]]:
+    """The fields right before one the goal labels a code for ("postcode LS2 7EW"), each with what
+    the goal lists for it (listed_before), then that field with its code as given whole; in the
+    form's order."""
+    fields, listed = request.names.fields, {}
+    for k, field in enumerate(fields):
+        for before, said in zip(fields[:k][::-1], listed_before(request.goal, field, k)):
+            listed.setdefault(before, [said])
+        code = _labelled_whole(request.goal, field)
+        if code and k and fields[k - 1] in listed:
+            listed.setdefault(field, [code])
+    return {field: listed[field] for field in fields if field in listed}
+
+
+def _labelled_whole(goal: str, field: str) -> str | None:
+    """The value the goal labels with a word of the field's name (labelled_values), as far as its clause goes."""
+    return next((v for v in labelled_values(goal, field) if not any(c.isdigit() for c in v) or v[-1].isalnum()
+                 and re.search(re.escape(v) + r"(?:[,;.]|$)", goal)), None)  # a name ends there already
+
+
+def typed_fields(request: PlanRequest, ok: bool) -> dict[str, str]:
+    """The fields the run's type steps typed into (ok) or failed to, each with the value it said."""
+    return {m.group(2): m.group(1) for s in request.steps if s.ok == ok and s.kind == "act" and s.tool == "type"
+            and (m := TYPED_INTO.match(s.instruction))}
+
+
+def form_left(request: PlanRequest) -> list[tuple[str, str]]:
+    """What the goal gives for this page's form that the form does not hold yet, as the (tool,
+    instruction) steps that put it there: a box it names ("Agree to the house rules", "cup size
+    M") that is off, a box that is on naming what it says no to ("do not send me the digest": the
+    last word of the clause), a dropdown one option of which it names ("spicy dishes") showing
+    another, a value it lists for an address form field ("..., Leeds, postcode LS2 7EW": _listed),
+    a value it labels with a word of an empty field's name ("year 1998", "directed by Bowen": labelled_values)
+    or a text it gives for a field it names ("this reply: ...") never typed, else a value it gives
+    (a quoted text, a date, a time: given_values) never typed nor shown while the page has an
+    empty field, into any empty field. While there is
+    one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
+    a small planner submits a form half filled; after such a refusal, the plan must do these. The
+    one number a goal gives goes into the page's one number field (_number_to_set); where it gives no
+    values, a table's row into the field of its label (_from_table)."""
+    names, done = request.names, done_text(request)
+    ruled_out = ruled_out_words(request.goal)
+    left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
+            and named_by(request.goal, box) and not any(r <= word_set(box) for r in ruled_out)
+            and f"uncheck the {box.casefold()} box" not in done.casefold() and (said := ways_to_name(box))]
+    refused = {clause.split()[-1].casefold() for clause in re.findall(NOT_WANTED, request.goal, re.I)}
+    left += [("check", f"uncheck the {said[0]} box") for box in names.checked if box in names.boxes
+             and refused & word_set(box) and (said := ways_to_name(box))]
+    for name, options in names.dropdowns.items():
+        named = named_options(request.goal, options)
+        if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):
+            left.append(("select", f"select {named[0]} in the {said[0]} dropdown"))
+    typed = {field.casefold() for field in typed_fields(request, ok=True)}
+    listed = listed_values(request)
+    for field, value in listed.items():
+        said = ways_to_name(field)
+        if said and not typed & {n.casefold() for n in said}:
+            left.append(("type", f"type {value[0]} into the {said[0]} field"))
+    left += _described(request, typed, listed)
+    for lead, text in goal_texts(request.goal):
+        fields = [said[0] for f in aimed_fields(request, lead, text) if (said := ways_to_name(f))]
+        if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
+            left.append(("type", f"type {text} into the {fields[0]} field"))
+    if not any(tool == "type" for tool, _ in left):
+        left += _number_to_set(request) or _from_table(request)
+    if not any(tool == "type" for tool, _ in left):
+        left += [("type", f"type {value} into the {field} field") for value in _untyped(request)
+                 for field in _empty_fields(request)]
+    return list(dict.fromkeys(left))  # a value found two ways is one step
+
+
+def _described(request: PlanRequest, typed: set[str], listed: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """Where the goal labels values for fields of the form by words of their names ("year 1998",
+    "directed by Bowen": labelled_values), each such field while empty takes its value, and each
+    other empty field (not optional) one of the short runs of the goal's words that hold no such
+    value nor a word of a field's name ("action", "action movies" for Genre): the goal describes
+    the whole form. `listed`: listed_values, which this leaves to form_left's address lines."""
+    empty, fields = _empty_fields(request), request.names.fields
+    labelled = {f: v for f in fields if f not in listed and (v := _labelled_whole(request.goal, f)) and writable(v)}
+    if not labelled:
+        return []
+    words = request.goal.split()
+    runs = [v for start in range(1, len(words)) for v in value_runs(words, start)[:2]
+            if not loose(v) and writable(v) and not holds_other(v, set(labelled.values()), fields)]
+    steps = []
+    for field in fields:
+        said = ways_to_name(field)
+        if not said or said[0] not in empty or typed & {n.casefold() for n in said} or field in listed \
+                or OPTIONAL.search(field):
+            continue
+        steps += [("type", f"type {v} into the {said[0]} field") for v in ([labelled[field]] if field in labelled else runs)]
+    return steps
+
+
+def table_values(request: PlanRequest) -> dict[str, str]:
+    """Where the goal gives no values of its own, each field labelled like a table row's first cell
+    ("First name:" for "row: First name | Rhiamon") -> that row's next cell."""
+    if given_values(request.goal, set(request.names.clickable)) or goal_texts(request.goal):
+        return {}
+    rows = {cells[0].casefold(): cells[1] for line in request.page.splitlines() if line.startswith("row: ")
+            and len(cells := line.removeprefix("row: ").split(" | ")) >= 2}
+    return {field: value for field in request.names.fields
+            if (value := rows.get(field.rstrip(" :*").casefold())) and writable(value)}
+
+
+def shown_values(request: PlanRequest) -> dict[str, str]:
+    """The page's fields that show a value -> that value."""
+    return dict(FIELD_LINE.findall(request.page))
+
+
+def _from_table(request: PlanRequest) -> list[tuple[str, str]]:
+    """Each empty field a table row gives a value for (table_values) takes it."""
+    values, empty = table_values(request), _empty_fields(request)
+    return [("type", f"type {values[field]} into the {said[0]} field") for field in values
+            if (said := ways_to_name(field)) and said[0] in empty]
+
+
+def _number_to_set(request: PlanRequest) -> list[tuple[str, str]]:
+    """The one number the goal gives, for the page's one number field (a spin button) showing
+    another, while no step has typed it."""
+    spinners = SPINNER.findall(request.page)
+    numbers = set(NUMBER.findall(request.goal.rstrip(SENTENCE_END)))
+    if len(spinners) != 1 or len(numbers) != 1:
+        return []
+    (name, shown), number = spinners[0], numbers.pop()
+    said = ways_to_name(name.replace('\\"', '"'))
+    if shown.strip() == number or f"type {number} " in done_text(request) or not said:
+        return []
+    return [("type", f"type {number} into the {said[0]} field")]
+
+
+def _untyped(request: PlanRequest) -> list[str]:
+    """The values the goal gives (given_values) that no step typed and the page does not show (a line
+    that repeats the goal aside), while the page has an empty field."""
+    done = done_text(request)
+    shown = page_shown(request)
+    values = given_values(request.goal, set(request.names.clickable)) if _empty_fields(request) else []
+    return [v for v in values if f"type {v}" not in done and v not in shown and writable(v)]
+
+
+def _empty_fields(request: PlanRequest) -> list[str]:
+    """The page's text fields that show no value and no step failed to type into, as a step says them."""
+    filled = set(shown_values(request))
+    failed = set(typed_fields(request, ok=False))
+    return [said[0] for name in request.names.fields if name not in filled
+            and (said := ways_to_name(name)) and not failed & set(said)]
+
+
+def typed_field(instruction: str) -> str | None:
+    """The field a typing step names, as the grounded schema words it ("type X into the Name field")."""
+    match = TYPED.match(instruction)
+    return None if match is None else instruction[match.end(1):].removeprefix(" into the ").removesuffix(
+        " and press Enter").rsplit(" ", 1)[0]
+
+
+def is_button_click(instruction: str) -> bool:
+    """A step that clicks a button, as the grounded schema words it ("click the Post answer button")."""
+    return re.match(r"click the .+ button\b", instruction) is not None
+
+
+def premature_click(request: PlanRequest, instruction: str) -> str | None:
+    """Why a step clicking a button must wait (what form_left finds on the page), else None."""
+    left = form_left(request) if is_button_click(instruction) else []
+    return REFUSED + "; ".join(step for _, step in left) if left else None

@@ -1,0 +1,109 @@
+"""Steps the loop takes without asking the planner (forced_steps): the only step the schema allows,
+a refused button click once the form holds what it lacked, and the answer once every field is read."""
+
+from __future__ import annotations
+
+from agentpair.planner.grounding.form_left import premature_click
+from agentpair.planner.grounding.goal_words import closing_verb
+from agentpair.models import Step
+from agentpair.planner.grounding.schema import forced_steps
+from tests.grounding_helpers import request
+
+FORM = """- heading "Boat hire" [level=1] [ref=e1]
+- textbox "Skipper" [ref=e2]
+- combobox "Boat" [ref=e3]:
+  - option "Dinghy" [selected]
+  - option "Canoe"
+- button "Hire now" [ref=e4]
+- link "Prices" [ref=e5]"""
+GOAL = "Hire the Canoe for skipper Ofelia Brandt and hire it now."
+HIRE = "click the Hire now button"
+
+
+def test_a_refused_click_is_taken_again_once_the_form_holds_what_it_lacked() -> None:
+    empty = request(goal=GOAL, snapshot=FORM)
+    refusal = premature_click(empty, HIRE)
+    assert refusal  # the goal's skipper and boat are not in the form yet
+    refused = [f"[1] act click: {HIRE} -> FAILED: {refusal}"]
+    assert forced_steps(request(goal=GOAL, snapshot=FORM, history=refused)) == [  # all the form lacks, at once
+        Step(kind="act", tool="select", instruction="select Canoe in the Boat dropdown"),
+        Step(kind="act", tool="type", instruction="type Ofelia Brandt into the Skipper field")]
+    filled = FORM.replace('textbox "Skipper" [ref=e2]', 'textbox "Skipper" [ref=e2]: Ofelia Brandt').replace(
+        '"Dinghy" [selected]', '"Dinghy"').replace('"Canoe"', '"Canoe" [selected]')
+    typed = refused + ['[2] act type: type Ofelia Brandt into the Skipper field {"ref": "e2", "text": "Ofelia Brandt"} -> ok',
+                       '[2] act select: select Canoe in the Boat dropdown {"ref": "e3", "option": "Canoe"} -> ok']
+    assert forced_steps(request(goal=GOAL, snapshot=filled, history=typed)) == [Step(kind="act", tool="click", instruction=HIRE)]
+    # a click that ran since (the run moved on) leaves the choice to the planner again
+    moved = typed + ['[3] act click: click the Prices link {"ref": "e5"} -> ok']
+    assert forced_steps(request(goal=GOAL, snapshot=filled, history=moved)) == []
+    # so does a text typed with Enter that changed the page (it may have sent the form)
+    sent = request(goal=GOAL, snapshot=filled, history=typed)
+    sent.steps[1].changed_page = True
+    assert forced_steps(sent) == []
+
+
+SHEET = """- heading "Tern 40 kayak" [level=1] [ref=e1]
+- paragraph [ref=e2]: Price $640, weight 19 kg
+- button "Add to basket" [ref=e3]
+- link "Tern 50 kayak" [ref=e4]"""
+ASK = "Open the Tern 40 kayak page and report its price in dollars and weight in kg."
+ANSWER = {"type": "object", "required": ["price_usd", "weight_kg"],
+          "properties": {"price_usd": {"type": "number"}, "weight_kg": {"type": "integer"}}}
+
+
+def test_once_every_field_is_read_the_run_answers_with_what_was_read() -> None:
+    read = ['[2] extract: extract the price and weight of the Tern 40 kayak -> ok']
+    both = request(goal=ASK, snapshot=SHEET, output_schema=ANSWER, history=read,
+                   memory=[{"price_usd": 640.0, "weight_kg": 19}])
+    assert forced_steps(both) == [Step(kind="finish", instruction="the goal is done",
+                                       answer={"price_usd": 640.0, "weight_kg": 19})]
+    half = request(goal=ASK, snapshot=SHEET, output_schema=ANSWER, history=read, memory=[{"price_usd": 640.0}])
+    assert all(step.kind != "finish" for step in forced_steps(half))  # the weight is still unread
+
+
+def test_where_the_schema_allows_one_step_the_loop_takes_it_and_otherwise_asks() -> None:
+    typed = FORM.replace('textbox "Skipper" [ref=e2]', 'textbox "Skipper" [ref=e2]: Ofelia Brandt')
+    refused = [f"[1] act click: {HIRE} -> FAILED: {premature_click(request(goal=GOAL, snapshot=typed), HIRE)}"]
+    assert forced_steps(request(goal=GOAL, snapshot=typed, history=refused)) == [Step(
+        kind="act", tool="select", instruction="select Canoe in the Boat dropdown")]  # all the form lacks
+    assert forced_steps(request(goal=GOAL, snapshot=typed)) == []  # nothing refused: the planner chooses
+
+
+RECEIPT = """- heading "Your canoe is booked" [level=1] [ref=e1]
+- link "Prices" [ref=e2]"""
+SUBMIT = "Fill in the hire form for skipper Ofelia Brandt, then submit it. Do not add insurance."
+
+
+def test_the_run_ends_once_the_button_of_the_goals_closing_clause_changed_the_page() -> None:
+    clicked = ['[1] act type: type Ofelia Brandt into the Skipper field {"ref": "e2", "text": "Ofelia Brandt"} -> ok',
+               '[1] act click: click the Submit hire form button {"ref": "e5"} -> ok']
+    assert [s.kind for s in forced_steps(request(goal=SUBMIT, snapshot=RECEIPT, history=clicked))] == ["finish"]
+    # the click left the page as it was (a form that refused it): the planner decides
+    assert forced_steps(request(goal=SUBMIT, snapshot=RECEIPT, history=clicked,
+                               unchanged=["click the Submit hire form button"])) == []
+    # a button that is not the closing clause's ("Save draft" while the goal ends "submit it")
+    draft = [*clicked[:1], '[1] act click: click the Save draft button {"ref": "e6"} -> ok']
+    assert forced_steps(request(goal=SUBMIT, snapshot=RECEIPT, history=draft)) == []
+    # a goal that asks for an answer ends with the planner's (or the extraction's) answer, not here
+    asks = "Submit the hire form and tell me the booking number."
+    assert forced_steps(request(goal=asks, snapshot=RECEIPT, history=clicked)) == []
+
+
+def test_the_closing_clause_is_the_last_one_that_does_something() -> None:
+    assert closing_verb("Sign in as kim, open the ticket and send this reply: Done and dusted.") == "send"
+    assert closing_verb("Set the timeout to 15 minutes and save it. Do not change any other setting.") == "save"
+    assert closing_verb('Type "a and b" into the box, then press Enter.') == "press"
+
+
+def test_where_the_form_hides_the_setting_the_goal_sets_show_more_is_taken() -> None:
+    security = """- combobox "Two-factor login" [ref=e1]:
+  - option "Optional"
+  - option "Required" [selected]
+- button "Show advanced options" [ref=e2]
+- button "Save" [ref=e3]"""
+    goal = "Set the idle timeout to 15 minutes and save it."
+    assert forced_steps(request(goal=goal, snapshot=security)) == [
+        Step(kind="act", tool="click", instruction="click the Show advanced options button")]
+    shown = security + '\n- combobox "Idle timeout" [ref=e4]:\n  - option "15 minutes"\n  - option "60 minutes" [selected]'
+    assert forced_steps(request(goal=goal, snapshot=shown)) != [
+        Step(kind="act", tool="click", instruction="click the Show advanced options button")]  # shown: the form's turn
