@@ -104,6 +104,14 @@ async def _bench_soak(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _bench_reliability(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from agentpair.bench.reliability import main
+
+    return await asyncio.to_thread(main, args)
+
+
 async def _bench_planner(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -183,6 +191,12 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     soak.add_argument("--runs", type=int, default=50)
     soak.add_argument("--json", action="store_true")
     soak.set_defaults(handler=_bench_soak)
+
+    reliability = targets.add_parser("reliability", help="the CLI against a planner endpoint failing every way and "
+                                                         "pages trying every way out: tracebacks, secrets shown, "
+                                                         "off-origin requests, stray processes")
+    reliability.add_argument("--json", action="store_true")
+    reliability.set_defaults(handler=_bench_reliability)
 
     runs = targets.add_parser("scenarios", help="every bundled scenario N times on the default planner and "
                                                 "executor: success rate, wall time, time split, failure reasons")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agentpair import Agent, OpenAIPlanner
 from tests.doubles import ScriptedExecutor, SleepyEnvironment
-from tests.fake_endpoint import FakeEndpoint, Reply
+from agentpair.bench.fake_endpoint import FakeEndpoint, Reply
 from tools.base import Observation
 
 API_KEY = "sk-live-VERYSECRET123"

@@ -24,7 +24,7 @@ from agentpair.planner.request import PlanRequest
 from agentpair.replay.drive import replay
 from agentpair.tracing.reader import load_trace
 from tests.doubles import ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
-from tests.fake_endpoint import FakeEndpoint, Reply
+from agentpair.bench.fake_endpoint import FakeEndpoint, Reply
 from tests.trace_runs import header, span, write_lines
 from tools.base import Observation
 

@@ -13,7 +13,7 @@ from agentpair import Agent, OpenAIPlanner, PlannerError
 from agentpair.llm.endpoint import _FORMAT_BY_ENDPOINT
 from agentpair.planner.request import PlanRequest, ToolInfo
 from tests.doubles import ScriptedExecutor, SleepyEnvironment
-from tests.fake_endpoint import FakeEndpoint, Reply
+from agentpair.bench.fake_endpoint import FakeEndpoint, Reply
 
 GOOD = json.dumps({"thought": "t", "steps": [{"kind": "finish", "instruction": "done", "answer": "ok"}]})
 REQUEST = PlanRequest(goal="say ok", tools=[ToolInfo(name="click", description="click")])

@@ -1,8 +1,11 @@
-"""A scripted OpenAI-compatible endpoint on loopback for fault tests: answers from a queue."""
+"""A scripted OpenAI-compatible endpoint on loopback, for fault tests and `agentpair bench reliability`:
+answers from a queue (the last reply repeats), each reply a status, a body or a fault."""
 
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
@@ -20,6 +23,7 @@ class Reply:
     reject_json_schema: bool = False  # answer 500 to OpenAI's json_schema format, as llama.cpp does
     raw: bytes | None = None  # a body sent as it is (malformed JSON, an HTML page), with `content_type`
     content_type: str = "application/json"
+    reset: bool = False  # drop the connection with a TCP reset instead of answering
 
 
 def completion(content: str) -> dict[str, Any]:
@@ -59,6 +63,11 @@ class FakeEndpoint:
                     reply = Reply(500, body={"error": {"message": "response_format: Input should be 'text' or "
                                                                   "'json_object'", "type": "internal_server_error"}})
                 time.sleep(reply.delay_s)
+                if reply.reset:
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    self.connection.close()
+                    return
                 data = reply.raw if reply.raw is not None else json.dumps(
                     reply.body if reply.body is not None else completion(reply.content)).encode()
                 try:
