@@ -78,7 +78,7 @@ async def _run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from exc
     trace: bool | str = False if args.no_trace else (args.trace or True)
     agent = _agent(args)
-    async with agent:
+    try:  # the run starts the agent itself, so that its trace holds start-up too
         if scenario is not None:
             if args.max_steps:
                 scenario = scenario.model_copy(update={"max_steps": args.max_steps})
@@ -90,6 +90,8 @@ async def _run(args: argparse.Namespace) -> int:
                         max_steps=args.max_steps or 20, timeout_s=args.run_timeout or 300.0)
             result = await agent.run(task, trace=trace)
             result_report = report("ad-hoc", result.finished, result)
+    finally:
+        await agent.aclose()
     if not args.json:
         console.print(summary_table(f"agentpair run {result_report.scenario}", result_report.success, result))
         for reason in result_report.reasons:

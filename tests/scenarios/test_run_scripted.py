@@ -48,6 +48,8 @@ def test_cli_run_json_reports_success_and_the_time_split(monkeypatch, capsys, tm
     assert set(out["breakdown_s"]) == {"planner", "executor", "tools", "framework"}
     assert out["trace"] == str(tmp_path / "t.jsonl") and out["steps"] == len(steps) + 1
     assert abs(sum(out["breakdown_s"].values()) - out["wall_s"]) < 0.01 * out["wall_s"]
+    spans = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert "startup" in [s.get("name") for s in spans]  # started inside the run: start-up is in its trace
 
 
 def test_cli_run_exits_1_when_the_check_fails(monkeypatch, capsys) -> None:
