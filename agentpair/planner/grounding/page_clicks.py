@@ -178,8 +178,8 @@ def next_up(request: PlanRequest, clicks: list[str]) -> list[str]:
     to the cart ("View cart"), not another product's "Add to cart"."""
     if request.names.fields:
         return []
-    opened = [ways_to_name(name) for name in to_open(request, split=not signed_in(request))]
-    next_up = [c for c in clicks if any(c.startswith(f"click the {said} ") for said_all in opened for said in said_all)]
+    opened = to_open(request, split=not signed_in(request))
+    next_up = [c for c in clicks if clicks_on(c, opened)]
     added = any("cart" in c.casefold() for c in side_effects_done(request.steps))
     clicked = clicks_made(request.steps)
     if next_up or not added or not said_split(request.goal, "checkout") or any(said_split(request.goal, c) for c in clicked):

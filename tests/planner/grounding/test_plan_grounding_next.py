@@ -448,3 +448,10 @@ def test_a_read_between_typing_and_finishing_sends_nothing() -> None:
     assert not valid(grounded_plan_schema(request(goal, page, history=read)), DONE)
     sent = [*read, '[3] act click: click the send message button {"ref": "e2"} -> ok']
     assert valid(grounded_plan_schema(request(goal, page, history=sent)), DONE)
+
+
+def test_the_plainly_next_click_is_the_name_the_goal_opens_not_a_longer_one() -> None:
+    links = '- link "Recipes" [ref=e1]\n- link "Recipes archive" [ref=e2]\n- link "About" [ref=e3]'
+    schema = grounded_plan_schema(request(goal='Click the link "Recipes".', snapshot=links))
+    assert valid(schema, plan(act("click", "click the Recipes link")))
+    assert not valid(schema, plan(act("click", "click the Recipes archive link")))
