@@ -34,7 +34,6 @@ class DoneStep(BaseModel):
     args: dict[str, Any] | None = Field(None, description="the tool's arguments the executor gave")
     ok: bool = True
     error: str | None = None
-    changed_page: bool = False
 
 
 class PlanRequest(BaseModel):
@@ -145,8 +144,7 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
 def done_step(record: StepRecord) -> DoneStep:
     step = record.step
     return DoneStep(iteration=record.iteration, kind=step.kind, tool=step.tool, instruction=step.instruction,
-                    target=step.target, args=record.tool_args, ok=record.ok, error=record.error,
-                    changed_page=record.changed_page)
+                    target=step.target, args=record.tool_args, ok=record.ok, error=record.error)
 
 
 def history_line(done: DoneStep) -> str:

@@ -12,8 +12,8 @@ from agentpair.planner.grounding.goal_words import (SENTENCE_END, given_values, 
 from agentpair.planner.grounding.page_clicks import done_text, page_shown, ways_to_name, writable
 from agentpair.planner.request import PlanRequest
 
-TYPED = re.compile(r"type (.+) into the .+ (?:field|box)(?: and press Enter)?$")
-TYPED_INTO = re.compile(r"type (.+?) into the (.+) (?:field|box)(?: and press Enter)?$")  # a type step: value, field
+# a type step: the value (which may itself say "into the"), the field
+TYPED = re.compile(r"type (.+) into the (.+?) (?:field|box)(?: and press Enter)?$")
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 SPINNER = re.compile(r'^spinbutton "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*(?::\s*(.*))?$', re.M)
 NOT_WANTED = r"\b(?:not|no)\s+(?:an? |the |any )?([^,.;:()]+)"  # "do not send me the digest"
@@ -61,7 +61,7 @@ def _labelled_whole(goal: str, field: str) -> str | None:
 def typed_fields(request: PlanRequest, ok: bool) -> dict[str, str]:
     """The fields the run's type steps typed into (ok) or failed to, each with the value it said."""
     return {m.group(2): m.group(1) for s in request.steps if s.ok == ok and s.kind == "act" and s.tool == "type"
-            and (m := TYPED_INTO.match(s.instruction))}
+            and (m := TYPED.match(s.instruction))}
 
 
 def form_left(request: PlanRequest) -> list[tuple[str, str]]:

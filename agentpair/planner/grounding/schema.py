@@ -70,7 +70,7 @@ import re
 from typing import Any
 
 from agentpair.planner.grounding.field_values import typed_values, typing_groups
-from agentpair.planner.grounding.form_left import REFUSED, TYPED, TYPED_INTO, form_left, named_boxes
+from agentpair.planner.grounding.form_left import REFUSED, TYPED, form_left, named_boxes
 from agentpair.planner.grounding.goal_words import SENTENCE_END, closing_verb, given_values, goal_texts, named_by, named_options, word_set
 from agentpair.planner.grounding.page_clicks import (calendar_day, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
                                    offered_clicks, page_shown, quoted_here, seeking, signed_in, sought, to_open, ways_to_name, writable)
@@ -117,7 +117,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     submitted = {m.group(2) for s in request.steps if s.ok and _acted_with(s, "type") and s.instruction.endswith(" and press Enter")
-                 and (m := TYPED_INTO.match(s.instruction)) and m.group(1) == (s.args or {}).get("text")}
+                 and (m := TYPED.match(s.instruction)) and m.group(1) == (s.args or {}).get("text")}
     retyped = {m.group(1) for m in map(TYPED.match, done) if m}
     typing = typing_groups(request, [v for v in values if v not in retyped], submitted)
     if "type" in tools and typing:
@@ -248,15 +248,15 @@ def _wordings(shape: dict[str, Any]) -> list[str]:
 
 
 def retried(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
-    """The click the loop refused (premature_click) when no click ran and nothing changed the page
-    since, and the schema offers it again: the planner asked for it, and the form now holds what it
-    lacked (a text typed with Enter may have sent the form already)."""
+    """The click the loop refused (premature_click) when no click ran and no text was typed with
+    Enter since (it may have sent the form already), and the schema offers it again: the planner
+    asked for it, and the form now holds what it lacked."""
     for done in reversed(request.steps):
         if _acted_with(done, "click") and REFUSED in (done.error or ""):
             offered = any(s["properties"]["kind"].get("const") == "act" and s["properties"]["tool"].get("const") == "click"
                           and done.instruction in _wordings(s) for s in shapes)
             return Step(kind="act", tool="click", instruction=done.instruction) if offered else None
-        if done.ok and (_acted_with(done, "click") or done.changed_page):
+        if done.ok and (_acted_with(done, "click") or (done.args or {}).get("submit")):
             return None
     return None
 

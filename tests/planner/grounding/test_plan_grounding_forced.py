@@ -36,10 +36,9 @@ def test_a_refused_click_is_taken_again_once_the_form_holds_what_it_lacked() -> 
     # a click that ran since (the run moved on) leaves the choice to the planner again
     moved = typed + ['[3] act click: click the Prices link {"ref": "e5"} -> ok']
     assert forced_steps(request(goal=GOAL, snapshot=filled, history=moved)) == []
-    # so does a text typed with Enter that changed the page (it may have sent the form)
-    sent = request(goal=GOAL, snapshot=filled, history=typed)
-    sent.steps[1].changed_page = True
-    assert forced_steps(sent) == []
+    # so does a text typed with Enter (it may have sent the form)
+    sent = typed[:1] + [typed[1].replace('"text": "Ofelia Brandt"}', '"text": "Ofelia Brandt", "submit": true}')] + typed[2:]
+    assert forced_steps(request(goal=GOAL, snapshot=filled, history=sent)) == []
 
 
 SHEET = """- heading "Tern 40 kayak" [level=1] [ref=e1]
