@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import SpanKind
 
@@ -21,7 +20,7 @@ from agentpair.agent.events import AgentEvent
 from agentpair.executor.protocol import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner.request import Planner, PlannerError, PlanReply, ToolInfo, plan_request
-from agentpair.planner.grounding.form_left import REFUSED, is_button_click, premature_click, typed_field
+from agentpair.planner.grounding.form_left import is_button_click, premature_click, typed_field
 from agentpair.planner.grounding.schema import FORCED, forced_steps
 from agentpair.planner.page_view import page_state
 from agentpair.agent.render import executor_context
@@ -29,7 +28,7 @@ from agentpair.tracing.redaction import Redactor
 from agentpair.agent.state import RunState
 from agentpair.planner.single_model import single_model_request
 from agentpair.agent.step_work import fill_requests, tool_call
-from agentpair.tracing.spans import RunRecorder, default_trace_path
+from agentpair.tracing.spans import OPENINFERENCE_KIND, RunRecorder, default_trace_path
 from tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
 
 
@@ -189,7 +188,7 @@ class Agent:
         run.should_stop = should_stop
         started = time.time_ns()
         with rec.span(f"invoke_agent {self.name}", attributes={
-            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": self.name,
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": self.name, OPENINFERENCE_KIND: "AGENT",
             "agentpair.task": task.public_view()}) as root:
             try:
                 async with asyncio.timeout(task.timeout_s):
@@ -225,7 +224,7 @@ class Agent:
                 return
         observation = await self._observe(rec, task)
         while True:
-            if self._steps_done(run) >= task.max_steps:
+            if run.steps_done() >= task.max_steps:
                 run.stop_reason = f"max_steps ({task.max_steps}) reached"
                 return
             run.iteration += 1
@@ -235,10 +234,6 @@ class Agent:
                 observation = await self._execute(rec, run, reply.plan, observation, toolbox)
             if run.finished or run.stop_reason:
                 return
-
-    def _steps_done(self, run: RunState) -> int:
-        """Steps taken toward max_steps: not a finish, nor a click refused before it ran (premature_click)."""
-        return sum(1 for r in run.records if r.step.kind != "finish" and not (r.error or "").startswith(REFUSED))
 
     async def _observe(self, rec: RunRecorder, task: Task) -> Observation:
         with rec.span("observe", "tools") as span:
@@ -267,7 +262,7 @@ class Agent:
         model = str(identity.get("model", self.planner.name))
         with rec.span(f"chat {model}", "planner", SpanKind.CLIENT, attributes={
             "gen_ai.operation.name": "chat", "gen_ai.provider.name": str(identity.get("kind", "openai")),
-            "gen_ai.request.model": model, "agentpair.plan_request": request}) as span:
+            "gen_ai.request.model": model, OPENINFERENCE_KIND: "LLM", "agentpair.plan_request": request}) as span:
             try:
                 reply = await self.planner.plan(request)
             except PlannerError as exc:
@@ -280,7 +275,7 @@ class Agent:
             span.set("gen_ai.usage.input_tokens", reply.input_tokens)
             span.set("gen_ai.usage.output_tokens", reply.output_tokens)
             for key, value in reply.timings.items():  # where the call's time went (embedded server)
-                span.set(f"agentpair.planner.client.{key}", value)
+                span.set(f"agentpair.planner.{key}", value)
             span.set("agentpair.plan", reply.plan)
             span.set("agentpair.response", reply.raw)
         self._emit("plan", run.iteration, "; ".join(f"{s.kind} {s.tool or ''} {s.instruction}".strip()
@@ -314,11 +309,11 @@ class Agent:
                 changed = result is not None and result.changed_page
                 if result is not None and record.ok and not changed:  # it cannot have changed the page
                     run.left_as_it_was(observation, step.instruction)
-                if not record.ok or changed or self._steps_done(run) >= run.task.max_steps:
+                if not record.ok or changed or run.steps_done() >= run.task.max_steps:
                     before, observation = observation, await self._observe(rec, run.task)
                     if changed and record.ok and page_state(observation) == page_state(before):
                         run.left_as_it_was(before, step.instruction)
-                    if not record.ok or self._steps_done(run) >= run.task.max_steps:
+                    if not record.ok or run.steps_done() >= run.task.max_steps:
                         return observation
                     pending, acted = pending[done:], False
                     break
@@ -337,16 +332,20 @@ class Agent:
             results = [FillResult(error="no executor runs in single-model mode: give the tool's args")
                        for _ in requests]
         elif requests:
-            with rec.span(f"fill {self.executor.name}", "executor", attributes={
-                "agentpair.executor": self.executor.name, "agentpair.batch_size": len(requests),
-                "agentpair.fill_requests": requests}) as span:
+            with rec.span(f"fill {self.executor.name}", "executor", SpanKind.CLIENT, attributes={
+                "gen_ai.operation.name": "generate_content", "gen_ai.request.model": self.executor.name,
+                OPENINFERENCE_KIND: "LLM", "agentpair.executor": self.executor.name,
+                "agentpair.batch_size": len(requests), "agentpair.fill_requests": requests}) as span:
                 results = await self.executor.fill(requests)
                 if len(results) != len(requests):
                     raise RuntimeError(f"executor {self.executor.name} returned {len(results)} results "
                                        f"for {len(requests)} requests")
                 span.set("agentpair.forward_passes", sum(r.stats.forward_passes for r in results))
                 span.set("agentpair.tokens", sum(r.stats.tokens for r in results))
+                span.set("gen_ai.usage.output_tokens", sum(r.stats.tokens for r in results))
                 span.set("agentpair.fill_results", results)
+                if failed := [r.error for r in results if r.error]:
+                    span.fail(f"{len(failed)} of {len(results)} fills failed: {failed[0]}")
         grouped, index = [], 0
         for reqs in per_step:
             grouped.append(results[index:index + len(reqs)])
@@ -390,29 +389,20 @@ class Agent:
     async def _call_tool(self, rec: RunRecorder, toolbox: Toolbox, name: str, args: dict[str, Any]) -> ToolResult:
         tool = toolbox.get(name)
         with rec.span(f"execute_tool {name}", "tools", attributes={
-            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, OPENINFERENCE_KIND: "TOOL",
             "gen_ai.tool.call.arguments": args}) as span:
             if tool is None:
                 result = ToolResult(tool=name, ok=False, error=f"unknown tool {name!r}")
             else:
                 result = await tool(args)
             span.set("gen_ai.tool.call.result", result)
+            if not result.ok:
+                span.fail(result.error or "the tool call failed")
         return result
 
     def _finish(self, rec: RunRecorder, run: RunState, step: Step) -> None:
-        answer = step.answer
-        if answer is None and run.memory:
-            answer = run.memory[-1]
-        record = StepRecord(iteration=run.iteration, step=step, output=answer)
-        if run.task.output_schema is not None:
-            try:
-                jsonschema.validate(answer, run.task.output_schema)
-            except jsonschema.ValidationError as exc:
-                record.ok, record.error = False, f"answer does not match the output schema: {exc.message}"
-        run.records.append(record)
-        if record.ok:
-            run.finished, run.answer, run.stop_reason = True, answer, "finished"
-        self._emit("finish", run.iteration, repr(answer) if record.ok else str(record.error))
+        record = run.finish(step)
+        self._emit("finish", run.iteration, repr(record.output) if record.ok else str(record.error))
 
     def _emit(self, kind: str, iteration: int, text: str, ms: float = 0.0) -> None:
         if self.on_event is not None:

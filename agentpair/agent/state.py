@@ -7,7 +7,10 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agentpair.models import StepRecord, Task
+import jsonschema
+
+from agentpair.models import Step, StepRecord, Task
+from agentpair.planner.grounding.form_left import REFUSED
 from agentpair.planner.page_view import page_state
 from tools.base import Observation
 
@@ -36,3 +39,22 @@ class RunState:
         those that did so twice on this URL in any state (a "Save for later" that never does a thing)."""
         twice = [i for i, n in self.inert.get(observation.url.split("#")[0], Counter()).items() if n >= 2]
         return list(dict.fromkeys([*self.unchanged.get(page_state(observation), []), *twice]))
+
+    def steps_done(self) -> int:
+        """Steps taken toward max_steps: not a finish, nor a click refused before it ran (premature_click)."""
+        return sum(1 for r in self.records if r.step.kind != "finish" and not (r.error or "").startswith(REFUSED))
+
+    def finish(self, step: Step) -> StepRecord:
+        """A finish step's record: its answer (else the last thing read) checked against the task's
+        answer schema; a valid one ends the run."""
+        answer = step.answer if step.answer is not None or not self.memory else self.memory[-1]
+        record = StepRecord(iteration=self.iteration, step=step, output=answer)
+        if self.task.output_schema is not None:
+            try:
+                jsonschema.validate(answer, self.task.output_schema)
+            except jsonschema.ValidationError as exc:
+                record.ok, record.error = False, f"answer does not match the output schema: {exc.message}"
+        self.records.append(record)
+        if record.ok:
+            self.finished, self.answer, self.stop_reason = True, answer, "finished"
+        return record

@@ -127,6 +127,7 @@ class _RunRouter(SpanProcessor):
 _routers: weakref.WeakKeyDictionary[TracerProvider, _RunRouter] = weakref.WeakKeyDictionary()
 
 
+OPENINFERENCE_KIND = "openinference.span.kind"  # AGENT, LLM or TOOL: how Phoenix and other viewers show a span
 _own_provider: TracerProvider | None = None
 
 
@@ -138,7 +139,10 @@ def _provider() -> TracerProvider:
     if isinstance(current, TracerProvider):
         return current
     if _own_provider is None:
-        _own_provider = TracerProvider(resource=Resource.create({"service.name": "agentpair"}))
+        # the service (a viewer's project) is OTEL_SERVICE_NAME when set; Phoenix reads its own key
+        service = os.environ.get("OTEL_SERVICE_NAME") or "agentpair"
+        _own_provider = TracerProvider(resource=Resource.create({"service.name": service,
+                                                                 "openinference.project.name": service}))
         if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
             try:
                 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -181,6 +185,12 @@ class SpanHandle:
         self.recording = recording
         self.attributes: dict[str, Any] = {}
         self.events: list[tuple[str, dict[str, Any], int]] = []
+        self.failure: str | None = None
+
+    def fail(self, reason: str) -> None:
+        """The call the span times failed without raising (a refused tool call, a fill's error): its
+        status is ERROR with this reason."""
+        self.failure = reason
 
     def set(self, key: str, value: Any) -> None:
         if self.recording:
@@ -260,6 +270,10 @@ class RunRecorder:
                                   if v is not None}, timestamp=at)
         if error is not None:
             span.set_status(Status(StatusCode.ERROR, self.redactor.text(f"{type(error).__name__}: {error}")))
+        elif handle.failure is not None:
+            span.set_status(Status(StatusCode.ERROR, self.redactor.text(handle.failure)))
+        else:
+            span.set_status(Status(StatusCode.OK))
 
     def write_header(self, header: dict[str, Any]) -> None:
         if self._writer is not None:

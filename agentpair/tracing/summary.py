@@ -116,11 +116,11 @@ def summarize(tree: RunTree) -> TraceSummary:
 
 
 def planner_cost(chats: list[SpanRecord]) -> dict[str, float]:
-    """Where the planner calls' time went, summed over calls that say (agentpair.planner.client.* attributes):
+    """Where the planner calls' time went, summed over calls that say (agentpair.planner.* attributes):
     prompt, decode, sample, grammar (build and sampler set-up), http, and `other` (the rest of the call
     in the server: chat template, tokenizing, detokenizing); {} where no call says."""
-    said = lambda span, key: float(span.attr(f"agentpair.planner.client.{key}") or 0.0)
-    timed = [s for s in chats if s.attr("agentpair.planner.client.call_ms") is not None]
+    said = lambda span, key: float(span.attr(f"agentpair.planner.{key}") or 0.0)
+    timed = [s for s in chats if s.attr("agentpair.planner.call_ms") is not None]
     if not timed:
         return {}
     parts = {"prompt": "prompt_ms", "decode": "predicted_ms", "sample": "sample_ms", "http": "http_ms"}

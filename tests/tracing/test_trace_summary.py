@@ -64,7 +64,7 @@ def test_the_planner_cost_sums_what_the_calls_say_and_calls_the_rest_other() -> 
 
     class Chat:
         def __init__(self, **said: float) -> None:
-            self.said = {f"agentpair.planner.client.{k}": v for k, v in said.items()}
+            self.said = {f"agentpair.planner.{k}": v for k, v in said.items()}
 
         def attr(self, key: str) -> float | None:
             return self.said.get(key)
