@@ -22,7 +22,9 @@ SHOPPING = {"add", "basket", "buy", "cart", "check", "checkout", "deliver", "del
             "ship", "shipping", "shop", "want"}
 DELETING = {"delete", "remove", "trash", "discard", "erase"}
 MARKING = {"star", "favorite", "favourite", "mark", "flag"}
+CREATING = {"create", "make", "register", "registration", "join", "signup", "book", "add", "set", "submit", "new"}
 SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
+                "create": CREATING, "register": CREATING,
                 **{verb: DELETING for verb in ("delete", "remove", "trash")}, "star": MARKING, "flag": MARKING,
                 **{verb: {verb} for verb in ("archive", "cancel", "follow", "notify", "share",
                                               "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
@@ -236,9 +238,10 @@ def side_effects_done(steps: list[DoneStep]) -> set[str]:
 
 
 def asked_for(goal_words: set[str], click: str) -> bool:
-    """A click whose button says it adds, buys, deletes, subscribes... (its first word) is offered
-    only when the goal asks for that kind of thing (to shop, to delete...): no "Notify me", "Add
-    to wishlist" or "Add to cart" on a task that only reads, no "Save for later" on one that buys.
+    """A click whose button says it adds, buys, creates, deletes, subscribes... (its first word) is
+    offered only when the goal asks for that kind of thing (to shop, to create or register, to
+    delete...): no "Notify me", "Add to wishlist" or "Add to cart" on a task that only reads, no
+    "Create account" on one that signs in, no "Save for later" on one that buys.
     ("Save" alone also submits forms: not one.)"""
     name = click.removeprefix("click the ").casefold()
     if name.startswith("save for later"):  # a shop's bookmark, not a form's save

@@ -74,10 +74,10 @@ def test_a_step_naming_what_the_page_or_task_lacks_fails(instruction: str, tool:
 def test_a_code_step_types_into_a_field_of_the_page_and_needs_one() -> None:
     code = {"kind": "code", "instruction": "fill", "template": "x = {{v:4}}", "target": "the Notes box"}
     assert not valid(grounded_plan_schema(request()), plan(code))
-    no_fields = '- button "Create job" [ref=e1]'
+    no_fields = '- button "Save job" [ref=e1]'
     schema = grounded_plan_schema(request(snapshot=no_fields))
     assert not valid(schema, plan(dict(code, target="the Comment box")))
-    assert valid(schema, plan(act("click", "click the Create job button")))
+    assert valid(schema, plan(act("click", "click the Save job button")))
 
 
 def test_a_code_step_types_into_the_box_the_goal_names_when_it_names_one() -> None:

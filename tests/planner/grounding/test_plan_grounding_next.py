@@ -455,3 +455,12 @@ def test_the_plainly_next_click_is_the_name_the_goal_opens_not_a_longer_one() ->
     schema = grounded_plan_schema(request(goal='Click the link "Recipes".', snapshot=links))
     assert valid(schema, plan(act("click", "click the Recipes link")))
     assert not valid(schema, plan(act("click", "click the Recipes archive link")))
+
+
+def test_a_button_that_creates_is_offered_only_when_the_goal_asks_to_create_or_register() -> None:
+    form = '- textbox "Member ID" [ref=e1]: mira7\n- button "Log in" [ref=e2]\n- button "Create profile" [ref=e3]'
+    signing_in = grounded_plan_schema(request(goal="Log in as mira7 and open your orders.", snapshot=form))
+    assert valid(signing_in, plan(act("click", "click the Log in button")))
+    assert not valid(signing_in, plan(act("click", "click the Create profile button")))
+    joining = grounded_plan_schema(request(goal="Create a profile for mira7.", snapshot=form))
+    assert valid(joining, plan(act("click", "click the Create profile button")))
