@@ -90,9 +90,10 @@ def hole_values(template: str, instruction: str) -> dict[str, list[str]]:
     return allowed
 
 
-def code_values(observation: Observation, template: str, instruction: str) -> dict[str, list[str]]:
+def code_values(observation: Observation, template: str, instruction: str, goal: str = "") -> dict[str, list[str]]:
     """What each hole of a template may hold, keyed as the executor's `allowed` ("/name"): where the
-    instruction labels it, the words beside its name (hole_values); else a run of up to HOLE_WORDS
+    instruction labels it, the words beside its name (hole_values); else where the goal does (the
+    task gave the values, a planner wrote "copy the template"); else a run of up to HOLE_WORDS
     of the instruction's words, a number the page shows, or the page's URL, its path (and query),
     a part of its title or its host's name (a site's name). The engine keeps those that fit the hole's size."""
     words = [w.strip(".,;:!?()\"'") for w in instruction.split()]
@@ -103,5 +104,5 @@ def code_values(observation: Observation, template: str, instruction: str) -> di
     title = [part for part in re.split(r"\s+[-|·]\s+", observation.title) if len(part.split()) <= HOLE_WORDS]
     site = [url.hostname.split(".")[0].capitalize()] if url.hostname else []  # "komu.test" -> Komu
     offered = [v for v in dict.fromkeys([*runs, *shown, observation.url, path, *title, *site]) if v]
-    labelled = hole_values(template, instruction)
-    return {"/" + m.group(1): labelled.get("/" + m.group(1), offered) for m in HOLE.finditer(template)}
+    labelled, given = hole_values(template, instruction), hole_values(template, goal)
+    return {key: labelled.get(key) or given.get(key) or offered for key in ("/" + m.group(1) for m in HOLE.finditer(template))}

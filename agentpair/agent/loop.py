@@ -325,7 +325,7 @@ class Agent:
                     toolbox: Toolbox) -> list[list[FillResult]]:
         """One batched executor call for every step that reads this observation."""
         context = executor_context(run.task, observation, run.memory)
-        per_step = [fill_requests(s, context, observation, toolbox, run.task.secrets) for s in steps]
+        per_step = [fill_requests(s, context, observation, toolbox, run.task.secrets, run.task.goal) for s in steps]
         requests = [r for reqs in per_step for r in reqs]
         results: list[FillResult] = []
         if requests and self._executor is None:  # single-model mode: the planner was to write the args

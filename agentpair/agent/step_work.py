@@ -50,9 +50,10 @@ UNITS = {"usd": (r"\$|US\$", r"USD|dollars?"), "eur": ("€", "€|EUR|euros?"),
 
 
 def fill_requests(step: Step, context: str, observation: Observation, toolbox: Toolbox,
-                  secret_names: Iterable[str] = ()) -> list[FillRequest]:
+                  secret_names: Iterable[str] = (), goal: str = "") -> list[FillRequest]:
     """The executor's work for one step: none when the planner wrote the args or the tool is
-    unknown, two for a targeted code step (the text, then the element to type it into)."""
+    unknown, two for a targeted code step (the text, then the element to type it into); `goal`:
+    the task's, whose labelled values a code step's holes may take."""
     if step.kind == "act":
         tool = toolbox.get(step.tool or "")
         if tool is None or step.args is not None:
@@ -67,7 +68,7 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
     shown = shown_template(observation.text)  # a template the page shows is the one to fill
     template = with_holes(shown, step.template) if shown else step.template
     requests = [FillRequest(kind="code", instruction=step.instruction, context=context, template=template,
-                            allowed=code_values(observation, template or "", step.instruction))]
+                            allowed=code_values(observation, template or "", step.instruction, goal))]
     if step.target:
         typing = toolbox.get("type")  # the code is typed in: its element is one `type` can act on
         allowed = allowed_refs(observation, typing.args_schema() if typing else TARGET_SCHEMA, step.target)

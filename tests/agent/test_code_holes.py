@@ -7,17 +7,17 @@ from agentpair.agent.code_holes import code_values, hole_values, shown_template,
 from agentpair.agent.step_work import fill_requests
 from tools.base import Observation, Toolbox
 
-SHOWN = """[service]
+SHOWN = """[worker]
 name = "<name>"
-image = "registry.example/<name>:<version>"
+image = "hub.local/<name>:<version>"
 replicas = <replicas>
 
-[service.http]
+[worker.net]
 port = <port>
-health_check = "/healthz"
+probe = "/ping"
 """
-PAGE = ("New service\nCopy the template, replace the values in angle brackets, and paste the result below.\n"
-        "Config template\n" + SHOWN + "Service config\nCreate service")
+PAGE = ("New worker\nFill in the placeholders of this template and paste it below.\n"
+        "Template\n" + SHOWN + "Worker spec\nStart worker")
 
 
 def test_the_shown_template_is_the_placeholder_block_with_its_code_lines_around() -> None:
@@ -32,9 +32,9 @@ def test_the_shown_template_is_the_placeholder_block_with_its_code_lines_around(
 
 def test_placeholders_become_holes_sized_as_the_planner_sized_them_and_each_filled_once() -> None:
     holes = with_holes(SHOWN, 'name = "{{name:16}}"\nport = {{port:6}}')
-    assert 'name = "{{name:16}}"' in holes and "registry.example/{{name_2:16}}:{{version}}" in holes
+    assert 'name = "{{name:16}}"' in holes and "hub.local/{{name_2:16}}:{{version}}" in holes
     assert "replicas = {{replicas}}" in holes and "port = {{port:6}}" in holes
-    assert 'health_check = "/healthz"' in holes  # what the template fixes stays as it is
+    assert 'probe = "/ping"' in holes  # what the template fixes stays as it is
 
 
 def test_a_code_step_fills_the_template_the_page_shows_not_the_planners_copy() -> None:
@@ -47,7 +47,7 @@ def test_a_code_step_fills_the_template_the_page_shows_not_the_planners_copy() -
 
 def test_a_hole_the_instruction_labels_takes_the_word_beside_its_name() -> None:
     holes = with_holes(SHOWN)
-    allowed = hole_values(holes, "write the service: name ledger-api, version 2.4.1, 3 replicas, HTTP port 8080")
+    allowed = hole_values(holes, "write the worker: name ledger-api, version 2.4.1, 3 replicas, HTTP port 8080")
     assert allowed["/name"] == allowed["/name_2"] == ["ledger-api"]
     assert allowed["/version"] == ["2.4.1"] and allowed["/replicas"] == ["3"]  # before its name, in its own part
     assert allowed["/port"] == ["8080", "HTTP"]  # the executor picks between them
@@ -72,3 +72,13 @@ def test_a_labelled_hole_skips_the_words_that_only_link_a_name_to_its_value() ->
     allowed = hole_values("port = {{port}}\nreplicas = {{replicas}}", "Set the port to 8080 and replicas to 3")
     assert allowed == {"/port": ["8080"], "/replicas": ["3"]}
     assert with_holes("<port> <port> <port_2>") == "{{port}} {{port_2}} {{port_2_2}}"  # every hole its own name
+
+
+def test_holes_the_instruction_leaves_unlabelled_take_the_values_the_goal_labels() -> None:
+    step = Step(kind="code", instruction="copy the template into the Worker spec box", template="{{name:16}}")
+    goal = "Start a worker from the template: name pier-sync, version 1.9.0, 2 replicas, port 7070."
+    [request] = fill_requests(step, "ctx", Observation(text=PAGE), Toolbox([]), goal=goal)
+    assert (request.allowed["/name"], request.allowed["/version"], request.allowed["/port"]) == (
+        ["pier-sync"], ["1.9.0"], ["7070"])
+    labelled = Step(kind="code", instruction="name ledger-api", template="{{name:16}}")
+    assert fill_requests(labelled, "ctx", Observation(text=PAGE), Toolbox([]), goal=goal)[0].allowed["/name"] == ["ledger-api"]
