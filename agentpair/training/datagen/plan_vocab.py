@@ -48,7 +48,7 @@ LABELS: dict[str, list[str]] = {
     "contact_link": ["Contact us", "Write to us", "Send us a note", "Get in touch"],
     "message_field": ["Message", "Your message", "Comments", "How can we help?"],
     "submit": ["Submit", "Send now", "Submit entry", "Complete registration", "Post message",
-               "Register me", "Confirm registration", "Send request"],
+               "Send it", "Confirm registration", "Send request"],
     "ticket_field": ["Ticket type", "Admission", "Pass type", "Entry"],
     "ticket": ["Student", "Standard pass", "Early bird", "Supporter", "Day pass", "Speaker",
                "Full conference", "Group"],
