@@ -9,8 +9,8 @@ from agentpair.training.datagen.pages import code as random_code
 from agentpair.training.datagen.pages import price
 from agentpair.training.datagen.plan_vocab import Words
 from agentpair.training.datagen.sites import (PASSWORD, Call, Episode, Screen, Site, a, alert, back, button,
-                                     choose, click, field_, finish, h, labelled_button, p, select, slug,
-                                     stale, type_in, typo)
+                                              checkbox, choose, click, field_, finish, h, labelled_button, p,
+                                              select, slug, stale, type_in, typo)
 from agentpair.training.datagen.stages import DONE, second_stage
 from agentpair.training.datagen.vocab import Vocab
 
@@ -36,16 +36,20 @@ def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     goal = stage.extend(goal) if stage else goal
 
     # training only, from draws of its own: as on many sites, the form may offer signing up as a
-    # second button beside its sign-in one
+    # second button beside its sign-in one, a box to stay signed in, and the reset link before the button
     extra = random.Random(f"login {site.name} {user}") if words.split == "train" else None
     buttons = [button(sign_in)]
     if extra and extra.random() < 0.5:
         buttons.insert(extra.randint(0, 1), button(words.one(extra, "signup")))
+    stay = checkbox(extra.choice(["Keep me signed in", "Remember me", "Stay signed in"])) if (
+        extra and extra.random() < 0.5) else ""
+    links = [a(forgot, "/reset"), a(signup, "/signup")]
+    early = links.pop(0) if extra and extra.random() < 0.5 else ""
 
     def form(user_value: str = "", secret: str = "", error: str = "") -> Screen:
         return site.screen("/login", sign_in, h(sign_in), alert(error) if error else "",
-                           field_(user_label, user_value), field_("Password", secret, "password"),
-                           *buttons, a(forgot, "/reset"), a(signup, "/signup"))
+                           field_(user_label, user_value), field_("Password", secret, "password"), stay, early,
+                           *buttons, *links)
 
     calls = []
     if rng.random() < 0.6:
@@ -241,15 +245,17 @@ def buy(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     shop = site.screen("/shop", vocab.one(rng, "item").capitalize() + "s", h("Shop"), rows, a(cart, "/cart"))
     calls = [Call(shop, f"Add the {target} to the cart and open the cart.",
                   [click("button", f"Add {target} to cart"), click("link", cart)])]
+    # training only: the ways back may be buttons beside the form's own (the plan still goes forward)
+    way_back = (lambda text, path: button(text)) if words.split == "train" and aside.random() < 0.5 else a
     basket = site.screen("/cart", "Your cart", h("Your cart"), p(f"1 x {target}"), button("Remove"),
-                         a("Continue shopping", "/shop"), button(checkout))
+                         way_back("Continue shopping", "/shop"), button(checkout))
     calls.append(Call(basket, "Go to checkout.", [click("button", checkout)]))
 
     def form(filled: bool = False, option: str = "") -> Screen:
         values = [name, street, city, postcode] if filled else ["", "", "", ""]
         fields = "".join(field_(lab, val) for lab, val in zip(labels, values))
         return site.screen("/checkout", "Checkout", h("Checkout"), fields, select(labels[4], options, option),
-                           button(place), a("Back to cart", "/cart"))
+                           button(place), way_back("Back to cart", "/cart"))
 
     moves = [type_in(labels[0], name), type_in(labels[1], street), type_in(labels[2], city),
              type_in(labels[3], postcode), choose(labels[4], options[chosen]), click("button", place)]
