@@ -20,7 +20,7 @@ from agentpair.agent.events import AgentEvent
 from agentpair.executor.protocol import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner.request import Planner, PlannerError, PlanReply, ToolInfo, plan_request
-from agentpair.planner.grounding.form_left import is_button_click, premature_click, typed_field
+from agentpair.planner.grounding.form_left import premature_click, typed_field
 from agentpair.planner.grounding.schema import FORCED, forced_steps
 from agentpair.planner.page_view import page_state
 from agentpair.agent.render import executor_context
@@ -358,10 +358,9 @@ class Agent:
         error = next((f.error for f in fills if f.error), None)
         if step.kind == "act" and not fills and step.args is None:
             error = f"unknown tool {step.tool!r} (known: {', '.join(toolbox.names())})"
-        # a submit before the form is filled (a grounded planner's wording; a planner that asked for no
-        # grounding gets no such refusal): only a button click needs the page's names built again
-        if getattr(self.planner, "grounded", False) and step.tool == "click" and is_button_click(
-                step.instruction) and not error:
+        # a submit before the form is filled, or a link away from a form typed into and not sent (a
+        # grounded planner's wording; a planner that asked for no grounding gets no such refusal)
+        if getattr(self.planner, "grounded", False) and step.tool in ("click", "goto", "go_back") and not error:
             error = premature_click(plan_request(run.task, observation, run.memory, run.records, []), step.instruction)
             if error:  # and not offered again on this page as it is
                 run.unchanged.setdefault(page_state(observation), []).append(step.instruction)

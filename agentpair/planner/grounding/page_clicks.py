@@ -83,7 +83,8 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     other than the goal numbers it (by_number), nor on one of a shared name whose item the goal
     does not say where it says another's (told_by_goal), nor on a list's item other than those the
     goal names, where it names some (named_items), nor on one it says only inside a longer one's name
-    (said_inside_longer), nor on a link to the page shown (to_this_page), nor, where it quotes what to click, on what it
+    (said_inside_longer), nor on a link to the page shown (to_this_page) or any link while the form holds
+    unsent typing (typed_unsent), nor, where it quotes what to click, on what it
     does not name (quoted_only), nor, where it asks for the greatest or smallest, on other numbers (extreme),
     nor, where it says to click a thing by a label the page shows before it, on others (labelled_click)."""
     names, done = request.names, set(request.unchanged)
@@ -94,7 +95,8 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
     clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.steps)]
-    clicks = [c for c in clicks if not clicks_on(c, to_this_page(request))]
+    clicks = [c for c in clicks if not clicks_on(c, to_this_page(request))
+              and not (LINK_CLICK.match(c) and typed_unsent(request))]
     return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, labelled_click(
         request, said_inside_longer(request, clicks))))))
 
@@ -108,6 +110,17 @@ def to_this_page(request: PlanRequest) -> list[str]:
     here = where(request.url)
     return [name for name, urls in request.names.links.items() if request.url and urls
             and all("#" not in u and where(urljoin(request.url, u)) == here for u in urls)]
+
+
+def typed_unsent(request: PlanRequest) -> bool:
+    """The run typed into this page's form (a type step, or a code step into a box) and since then
+    clicked nothing, pressed no Enter and went nowhere: a link now would leave the form unsent."""
+    for done in reversed(request.steps):
+        if done.kind == "code" and done.target is not None and done.ok:
+            return True
+        if done.kind == "act" and done.ok and done.tool not in ("check", "select"):  # what sets a box sends nothing
+            return done.tool == "type" and not (done.args or {}).get("submit")
+    return False
 
 
 def said_inside_longer(request: PlanRequest, clicks: list[str]) -> list[str]:

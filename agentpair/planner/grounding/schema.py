@@ -20,10 +20,13 @@ What a step may say (_grounded_acts, offered_clicks, field_values.typed_values a
   whole, where it names some ("the email by Coletta"), and of those the ones after "from"/"by";
 - an element named by its place ("2nd radio") is named by the goal only as that phrase;
 - a clickable whose name the goal says only inside a longer clickable's name is not offered;
+- a link to the page shown (a site's name on its home page) is not offered; a link to a part of it (#) is;
+- while the form holds text the run typed and no button or Enter sent: no link, go to or go back;
 - a box is offered the verb that turns it, never the one undoing the run's own step;
 - a dropdown is offered only the options the goal names;
 - a step that left this page as it was is not offered again here, nor a second search;
-- a button that adds, buys, deletes, subscribes (its first word) only when the goal asks for such;
+- a button that adds, buys, creates, registers, deletes, subscribes (its first word) only when the
+  goal asks for such;
   nothing the goal rules out ("not the ..."); of numbered things, the number the goal says;
 - on a page with nothing to fill: the links the goal names, else what it asks to open, else (once
   the cart holds what it buys) the cart; where the form hides a setting the goal sets, only "show more";
@@ -37,7 +40,9 @@ What a step may say (_grounded_acts, offered_clicks, field_values.typed_values a
 - where the goal opens with "focus" or "click" into a field it names: clicking that field;
 - an item's action the run took ("like (Clark @dis)") is not taken again (it would undo it);
 - where the goal asks for the greatest (smallest), of the clickables named by numbers only that one.
-- with an answer schema: extract exactly the unread fields, then answer with the values read.
+- with an answer schema: extract exactly the unread fields, then answer with the values read;
+- a code step types into a box the goal names (where it names one) and into no box a code step of
+  the run wrote already.
 No finish while (still_to_do)
 - a clickable here the goal asks to open or press (or quotes: 'click the "Block" button') is
   unclicked, or one it says to click is elsewhere,
@@ -50,11 +55,13 @@ No finish while (still_to_do)
 - the task asks for no answer and the run has not acted yet, or has not typed a value the goal gives
   (given_values) that this page does not show.
 Refused in the loop (form_left.premature_click, only for a planner that asked for grounding)
-- a button click while the form lacks what form_left finds; the next plan may only put that in.
+- a button click while the form lacks what form_left finds; the next plan may only put that in;
+- a link, go to or go back while the form holds text typed and not sent (typed_unsent).
 Taken without the planner (forced_steps)
 - after a refused button click, all that the form lacks (form_left), in one plan;
 - where the schema allows exactly one step (one act, one wording), the loop takes it;
-- a button click refused while the form lacked values is taken once the form holds them (retried);
+- a button click refused while the form lacked values is taken once the form holds them, unless a
+  click or a text typed with Enter ran since (retried);
 - once every field of the answer schema is read, the run answers with the values read (answered);
 - where the task asks for no answer, it ends once the run clicked the button its closing clause's verb
   names ("... and submit the form": Submit) and the page changed, if nothing is left to do (closed).
@@ -73,7 +80,8 @@ from agentpair.planner.grounding.field_values import typed_values, typing_groups
 from agentpair.planner.grounding.form_left import REFUSED, TYPED, form_left, named_boxes
 from agentpair.planner.grounding.goal_words import SENTENCE_END, closing_verb, given_values, goal_texts, named_by, named_options, word_set
 from agentpair.planner.grounding.page_clicks import (calendar_day, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
-                                   offered_clicks, page_shown, quoted_here, seeking, signed_in, sought, to_open, ways_to_name, writable)
+                                   offered_clicks, page_shown, quoted_here, seeking, signed_in, sought, to_open, typed_unsent,
+                                   ways_to_name, writable)
 from agentpair.planner.request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, DoneStep, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
 from agentpair.models import Step
 from agentpair.planner.page_view import PageNames
@@ -138,10 +146,13 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
     ticks = [t for t in ticks if t not in done and undoing[t] not in set_by_run]
     if "check" in tools and ticks:
         shapes.append(_act("check", {"enum": ticks}))
-    if "go_back" in tools and GO_BACK not in done:
+    leaving = typed_unsent(request)  # nothing that leaves a form typed into and not sent
+    if "go_back" in tools and GO_BACK not in done and not leaving:
         shapes.append(_act("go_back", {"const": GO_BACK}))
-    for tool in tools:  # the rest: an instruction that starts with the tool's own verb, so that
-        if tool not in GROUNDED_TOOLS:  # a step cannot name a missing element under another tool
+    # the rest: an instruction that starts with the tool's own verb, so that a step cannot name a
+    # missing element under another tool
+    for tool in tools:
+        if tool not in GROUNDED_TOOLS and not (leaving and tool == "goto"):
             verb = FREE_VERBS.get(tool, tool.replace("_", " "))
             if any(d == verb or d.startswith(verb + " ") for d in done):
                 continue  # it did nothing here once: any other wording would do nothing too

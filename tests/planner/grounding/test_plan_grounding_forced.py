@@ -3,11 +3,11 @@ a refused button click once the form holds what it lacked, and the answer once e
 
 from __future__ import annotations
 
-from agentpair.planner.grounding.form_left import premature_click
+from agentpair.planner.grounding.form_left import UNSENT, premature_click
 from agentpair.planner.grounding.goal_words import closing_verb
 from agentpair.models import Step
-from agentpair.planner.grounding.schema import forced_steps
-from tests.grounding_helpers import request
+from agentpair.planner.grounding.schema import forced_steps, grounded_plan_schema
+from tests.grounding_helpers import act, plan, request, valid
 
 FORM = """- heading "Boat hire" [level=1] [ref=e1]
 - textbox "Skipper" [ref=e2]
@@ -106,3 +106,19 @@ def test_where_the_form_hides_the_setting_the_goal_sets_show_more_is_taken() -> 
     shown = security + '\n- combobox "Idle timeout" [ref=e4]:\n  - option "15 minutes"\n  - option "60 minutes" [selected]'
     assert forced_steps(request(goal=goal, snapshot=shown)) != [
         Step(kind="act", tool="click", instruction="click the Show advanced options button")]  # shown: the form's turn
+
+
+def test_a_link_away_from_a_form_typed_into_and_not_sent_is_refused_and_not_offered() -> None:
+    page = FORM.replace('textbox "Skipper" [ref=e2]', 'textbox "Skipper" [ref=e2]: Ofelia Brandt')
+    typed = ['[1] act type: type Ofelia Brandt into the Skipper field {"ref": "e2", "text": "Ofelia Brandt"} -> ok']
+    unsent = request(goal=GOAL, snapshot=page, history=typed)
+    assert premature_click(unsent, "click the Prices link") == UNSENT
+    schema = grounded_plan_schema(unsent)
+    assert not valid(schema, plan(act("click", "click the Prices link")))
+    sent = typed + ['[2] act click: click the Hire now button {"ref": "e4"} -> ok']
+    assert premature_click(request(goal=GOAL, snapshot=page, history=sent), "click the Prices link") is None
+    entered = [typed[0].replace('"Ofelia Brandt"}', '"Ofelia Brandt", "submit": true}')]  # sent with Enter
+    assert valid(grounded_plan_schema(request(goal=GOAL, snapshot=page, history=entered)),
+                 plan(act("click", "click the Prices link")))
+    assert not valid(schema, plan(act("go_back", "go back to the previous page")))
+    assert premature_click(unsent, "go to the Prices page") == UNSENT

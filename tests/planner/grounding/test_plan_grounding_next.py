@@ -276,7 +276,8 @@ def test_once_signed_in_a_link_the_goal_asks_to_open_here_is_the_next_step() -> 
     goal = "Sign in as toli.lolalo with password {{secret:password}} and go to Messages."
     before = grounded_plan_schema(request(goal=goal, snapshot=home))
     assert valid(before, plan(act("click", "click the Help link")))  # not signed in yet: any link
-    signed = ['[1] act type: type {{secret:password}} into the Password field {"ref": "e2"} -> ok']
+    signed = ['[1] act type: type {{secret:password}} into the Password field {"ref": "e2"} -> ok',
+              '[1] act click: click the Sign in button {"ref": "e3"} -> ok']
     after = grounded_plan_schema(request(goal=goal, snapshot=home, history=signed))
     assert valid(after, plan(act("click", "click the Messages link")))
     assert not valid(after, plan(act("click", "click the Help link")))
