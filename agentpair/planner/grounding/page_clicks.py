@@ -118,8 +118,10 @@ def typed_unsent(request: PlanRequest) -> bool:
     for done in reversed(request.steps):
         if done.kind == "code" and done.target is not None and done.ok:
             return True
-        if done.kind == "act" and done.ok and done.tool not in ("check", "select"):  # what sets a box sends nothing
-            return done.tool == "type" and not (done.args or {}).get("submit")
+        if done.kind == "act" and done.ok and done.tool == "type":
+            return not (done.args or {}).get("submit")
+        if done.kind == "act" and done.ok and done.tool in ("click", "press", "goto", "go_back"):
+            return False  # sent, or gone; a box set, an option picked, a read or a scroll sends nothing
     return False
 
 

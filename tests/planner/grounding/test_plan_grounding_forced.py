@@ -122,3 +122,5 @@ def test_a_link_away_from_a_form_typed_into_and_not_sent_is_refused_and_not_offe
                  plan(act("click", "click the Prices link")))
     assert not valid(schema, plan(act("go_back", "go back to the previous page")))
     assert premature_click(unsent, "go to the Prices page") == UNSENT
+    read = typed + ['[2] act read: read the Skipper field {"ref": "e2"} -> ok']  # reading sends nothing
+    assert premature_click(request(goal=GOAL, snapshot=page, history=read), "click the Prices link") == UNSENT
