@@ -10,7 +10,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 
 @dataclass
@@ -32,7 +32,24 @@ def completion(content: str) -> dict[str, Any]:
             "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
 
 
-class FakeEndpoint:
+class LoopbackServer:
+    """An HTTP handler served on a free loopback port in a thread, as a context manager (`url`)."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> Self:
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class FakeEndpoint(LoopbackServer):
     """`with FakeEndpoint([Reply(...), ...]) as fake: fake.base_url`; `fake.requests` holds what came."""
 
     def __init__(self, replies: list[Reply], models: tuple[str, ...] = ("fake",)) -> None:
@@ -81,14 +98,5 @@ class FakeEndpoint:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self) -> FakeEndpoint:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.base_url = self.url + "/v1"

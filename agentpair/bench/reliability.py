@@ -12,14 +12,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from agentpair.bench.fake_endpoint import FakeEndpoint, Reply
+from agentpair.bench.fake_endpoint import FakeEndpoint, LoopbackServer, Reply
 from agentpair.bench.soak import descendants
 from agentpair.tracing.reader import TraceError, load_trace
 from tools.base import secret_forms
@@ -94,7 +93,7 @@ def write_scenario(root: Path, outside: str) -> None:
         '[success]\ntext_contains = ["Welcome"]\n')
 
 
-class Outside:
+class Outside(LoopbackServer):
     """The origin the run must never reach: a loopback server that counts every request to it."""
 
     def __init__(self) -> None:
@@ -113,17 +112,7 @@ class Outside:
 
             do_GET = do_POST = _hit
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self) -> Outside:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 class RunOutcome(BaseModel):

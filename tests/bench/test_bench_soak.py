@@ -32,7 +32,7 @@ def test_the_counters_see_a_child_process_an_open_file_and_memory_held() -> None
 
 def test_the_command_reports_counts_around_real_runs() -> None:
     cli = Path(sys.executable).parent / "agentpair"  # its own process: nothing else of the tests' runs under it
-    out = subprocess.run([str(cli), "bench", "soak", "--runs", "1", "--json"], capture_output=True, text=True, timeout=300)
+    out = subprocess.run([str(cli), "bench", "soak", "--scenario", "extract", "--runs", "1", "--json"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     report = json.loads(out.stdout)
     assert report["successes"] == 1 and report["runs"] == 1

@@ -36,7 +36,11 @@ class EchoSite:
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
-                head = [line.decode().strip() for line in iter(self.rfile.readline, b"\r\n")]
+                head = []
+                while (line := self.rfile.readline()) not in (b"\r\n", b""):  # b"": closed unasked
+                    head.append(line.decode().strip())
+                if not head:
+                    return
                 headers = {k.lower(): v.strip() for k, _, v in (h.partition(":") for h in head[1:])}
                 if headers.get("upgrade", "").lower() != "websocket":
                     body = PAGE.format(host=site.page_host or headers["host"]).encode()
