@@ -9,7 +9,7 @@ import re
 
 from agentpair.planner.grounding.goal_words import (SENTENCE_END, given_values, goal_texts, holds_other, labelled_values, listed_before, loose,
                                   named_by, named_options, ruled_out_words, sent_into, value_runs, word_set)
-from agentpair.planner.grounding.page_clicks import done_text, page_shown, typed_unsent, ways_to_name, writable
+from agentpair.planner.grounding.page_clicks import LINK_CLICK, done_text, page_shown, typed_unsent, ways_to_name, writable
 from agentpair.planner.request import PlanRequest
 
 # a type step: the value (which may itself say "into the"), the field
@@ -202,7 +202,7 @@ def is_button_click(instruction: str) -> bool:
 def premature_click(request: PlanRequest, instruction: str) -> str | None:
     """Why a step clicking a button must wait (what form_left finds on the page), or why a link, a go
     to or a go back must not be taken (typed_unsent: it would leave the form unsent), else None."""
-    if re.match(r"click the .+ link\b|go to\b|go back\b", instruction) and typed_unsent(request):
+    if (LINK_CLICK.match(instruction) or re.match(r"go (?:to|back)\b", instruction)) and typed_unsent(request):
         return UNSENT
     left = form_left(request) if is_button_click(instruction) else []
     return REFUSED + "; ".join(step for _, step in left) if left else None
