@@ -95,8 +95,8 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
               and not any(words <= word_set(c) for words in ruled_out)]
     clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.steps)]
-    clicks = [c for c in clicks if not clicks_on(c, to_this_page(request))
-              and not (LINK_CLICK.match(c) and typed_unsent(request))]
+    here, unsent = to_this_page(request), typed_unsent(request)  # a button sharing such a link's name stays
+    clicks = [c for c in clicks if not (LINK_CLICK.match(c) and (unsent or clicks_on(c, here)))]
     return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, labelled_click(
         request, said_inside_longer(request, clicks))))))
 

@@ -126,3 +126,14 @@ def test_a_link_to_the_page_shown_is_not_offered() -> None:
     assert valid(home, plan(act("click", "click the Top link")))  # a part of the page: it may open a tab
     elsewhere = grounded_plan_schema(request(goal=goal, snapshot=header, url="http://127.0.0.1:9/blends.html"))
     assert valid(elsewhere, plan(act("click", "click the Larkspur Tea link")))
+
+
+def test_a_button_named_as_a_link_to_the_page_shown_is_offered() -> None:
+    form = """- link "Log in" [ref=e1]:
+  - /url: login.html
+- textbox "Member number" [ref=e2]
+- button "Log in" [ref=e3]"""
+    goal = "Log in with member number 4471."
+    page = grounded_plan_schema(request(goal=goal, snapshot=form, url="http://127.0.0.1:9/login.html"))
+    assert valid(page, plan(act("click", "click the Log in button")))  # sends the form
+    assert not valid(page, plan(act("click", "click the Log in link")))  # reloads the page shown
