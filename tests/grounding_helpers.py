@@ -39,10 +39,12 @@ GOAL = ('Sign in as fima.nirita with {{secret:password}}, add the cable, search 
 SEARCHED = ['[1] act type: type maple planter into the Search (all shops) box and press Enter -> ok']
 
 
-def request(goal: str = GOAL, snapshot: str = SNAPSHOT, history: Sequence[str] = (), **more: Any) -> PlanRequest:
+def request(goal: str = GOAL, snapshot: str = SNAPSHOT, history: Sequence[str] = (), non_submit: Sequence[str] = (),
+            **more: Any) -> PlanRequest:
     """The loop's request for this page and goal; `history` describes the run so far in the notation
-    the planner reads (history_line), and the request carries it as the records the rules read."""
-    return PlanRequest(goal=goal, page=compact_page(snapshot), names=page_names(snapshot), tools=browser_tools(),
+    the planner reads (history_line), and the request carries it as the records the rules read;
+    `non_submit`: the refs of a form's buttons that do not send it, as the browser reports them."""
+    return PlanRequest(goal=goal, page=compact_page(snapshot), names=page_names(snapshot, non_submit), tools=browser_tools(),
                        secret_names=["password"], history=list(history), steps=[ran(line) for line in history], **more)
 
 

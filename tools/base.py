@@ -96,6 +96,10 @@ class Observation(BaseModel):
     field_values: dict[str, str] = Field(
         default_factory=dict, description="ref -> a field's exact value, where the snapshot shows it trimmed"
     )
+    non_submit_buttons: list[str] = Field(
+        default_factory=list, description="refs of the buttons of a form with a submit button that do not send it "
+        "(type button or reset)"
+    )
 
 
 class ToolResult(BaseModel):

@@ -27,7 +27,7 @@ from playwright.async_api import async_playwright
 from tools.base import BrowserError, Observation, Tool, Toolbox, ToolResult
 from tools.browser_guard import Guard
 from tools.policy import SafetyEvent, SecretField, TaskPolicy
-from tools.snapshot import INTERACTIVE, excerpt, hide_values, refs_in, trim_snapshot
+from tools.snapshot import INTERACTIVE, excerpt, hide_values, ref_roles, refs_in, trim_snapshot
 from tools.unnamed import MARK_CLICKABLE_JS, name_unnamed
 
 SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
@@ -39,6 +39,8 @@ LAUNCH_ARGS = [
     "--disable-features=LocalNetworkAccessChecks",
 ]
 SHOWN_VALUE = re.compile(r'^\s*- (?:textbox|searchbox) "[^\n]*?\[ref=(e\d+)\][^:\n]*: (.+)$', re.M)  # a field showing a value
+NON_SUBMIT_JS = """el => !!el.form && ['button', 'reset'].includes(el.type) && [...el.form.elements].some(
+  e => e.type === 'submit' && e.getClientRects().length > 0)"""  # a form's button that does not send it
 PASSWORD_VALUES_JS = "() => Array.from(document.querySelectorAll('input[type=password]'), e => e.value)"
 
 
@@ -216,7 +218,25 @@ class Browser(Guard):
             text=excerpt(self.hide(text, passwords), self.text_chars),
             refs=refs_in(snapshot), notices=[self.hide(n) for n in notices],
             field_values=await self._exact_values(snapshot, passwords),
+            non_submit_buttons=await self._non_submit_buttons(snapshot),
         )
+
+    async def _non_submit_buttons(self, snapshot: str) -> list[str]:
+        """The snapshot's buttons that sit in a form with a visible submit button and do not send it:
+        one look at the page, then one per button only where it has such a form."""
+        try:
+            if not await self.page.evaluate(f"() => [...document.querySelectorAll('button, input')].some({NON_SUBMIT_JS})"):
+                return []
+        except PlaywrightError:
+            return []
+        found = []
+        for ref, role in ref_roles(snapshot).items():
+            try:
+                if role == "button" and await self.page.locator(f"aria-ref={ref}").evaluate(NON_SUBMIT_JS, timeout=1000):
+                    found.append(ref)
+            except PlaywrightError:
+                continue
+        return found
 
     async def _exact_values(self, snapshot: str, passwords: list[str]) -> dict[str, str]:
         """The fields whose value the snapshot shows trimmed or with its lines joined -> the value as

@@ -4,13 +4,14 @@ names on the page a plan step may use (page_names)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from tools.browser_actions import CheckArgs
 from tools.snapshot import INTERACTIVE as SNAPSHOT_INTERACTIVE
-from tools.snapshot import REF, Element, box_states, parse_elements, told_apart_items, walk_elements
+from tools.snapshot import REF, Element, box_states, parse_elements, ref_names, told_apart_items, walk_elements
 
 PAGE_CHARS_FOR_PLANNER = 700
 TEXT_CHARS = 160  # a flattened code block (a config template) must fit on its line
@@ -132,6 +133,8 @@ class PageNames(BaseModel):
                                    "siblings of one role under one parent, three or more")
     links: dict[str, list[str]] = Field(default_factory=dict, description="a link's name -> where each link "
                                         "of that name leads (its /url, as the page writes it)")
+    non_submit: list[str] = Field(default_factory=list, description="buttons of a form with a submit button "
+                                  "that do not send it (type button or reset)")
 
 
 FIELD_ROLES = {"textbox", "searchbox", "spinbutton"}
@@ -139,10 +142,12 @@ BOX_ROLES = set(CheckArgs.model_json_schema()["properties"]["ref"]["x-roles"])  
 NOT_CLICKED = FIELD_ROLES | {"slider", "option"}
 
 
-def page_names(snapshot: str) -> PageNames:
+def page_names(snapshot: str, non_submit: Iterable[str] = ()) -> PageNames:
     """The names of the page's interactive elements that are not disabled, sorted by what a step may
-    do to them."""
+    do to them; `non_submit`: the refs of a form's buttons that do not send it (the browser tells)."""
     names, apart = PageNames(), told_apart_items(snapshot)
+    named = ref_names(snapshot)
+    names.non_submit = list(dict.fromkeys(named[ref] for ref in non_submit if ref in named))
     names.checked = [name for name, on in box_states(snapshot).items() if on]
     for node in walk_elements(snapshot):
         if node.role not in INTERACTIVE or not node.name or "[disabled]" in node.attrs:

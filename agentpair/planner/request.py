@@ -169,7 +169,7 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
         url=getattr(observation, "url", ""),
         title=getattr(observation, "title", ""),
         page=compact_page(snapshot),
-        names=page_names(snapshot),
+        names=page_names(snapshot, getattr(observation, "non_submit_buttons", [])),
         memory=memory,
         history=[history_line(done) for done in steps],
         steps=steps,

@@ -213,3 +213,17 @@ async def test_a_fields_value_copied_into_another_is_typed_exactly_as_the_field_
         answer = find_ref(obs.snapshot, "textbox", "Answer")
         assert (await call(small, "type", ref=answer, text=request.allowed["/text"][0])).ok
         assert await small.page.input_value("#dst") == "Two lines,\n  and a trailing space "
+
+
+async def test_the_buttons_of_a_form_that_do_not_send_it_are_reported(tmp_path) -> None:
+    (tmp_path / "form.html").write_text(
+        '<form><label>Name <input></label><button type="submit">Order</button><button type="button">Back</button>'
+        '<button type="reset">Clear</button></form>'
+        '<form><label>Note <input></label><button type="button">Check</button></form>'  # sent by no button
+        '<button type="button">Help</button>')
+    async with Browser() as small:
+        await small.start_task(start_url=(tmp_path / "form.html").as_uri(), allow_file_urls=True)
+        obs = await small.observe()
+        names = {line.split('"')[1]: line.split("[ref=")[1].split("]")[0] for line in obs.snapshot.splitlines()
+                 if "button" in line}
+        assert sorted(obs.non_submit_buttons) == sorted([names["Back"], names["Clear"]])

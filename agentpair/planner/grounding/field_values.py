@@ -8,14 +8,13 @@ import re
 
 from agentpair.planner.grounding.form_left import (FIELD_LINE, OPTIONAL, SPINNER, aimed_fields, listed_values, shown_values, typed_fields,
                                  table_values)
-from agentpair.planner.grounding.goal_words import (PLACE_NAME, SENTENCE_END, goal_texts, holds_other, labelled_values, loose, quoted_texts,
+from agentpair.planner.grounding.goal_words import (EMAIL, PLACE_NAME, SENTENCE_END, goal_texts, holds_other, labelled_values, loose, quoted_texts,
                                   value_runs)
 from agentpair.planner.grounding.page_clicks import ways_to_name, writable
 from agentpair.planner.request import PlanRequest
 
 ROLE_LINE = re.compile(r'^[a-z]+(?: "|:| \[|$)')  # an element's line, not a line of text
 PAGE_TEXT_CHARS = 120
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 
 
 def typed_values(request: PlanRequest) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from agentpair.planner.grounding.goal_words import (SENTENCE_END, given_values, goal_texts, holds_other, labelled_values, listed_before, loose,
+from agentpair.planner.grounding.goal_words import (SENTENCE_END, given_emails, given_values, goal_texts, holds_other, labelled_values, listed_before, loose,
                                   named_by, named_options, ruled_out_words, sent_into, value_runs, word_set)
 from agentpair.planner.grounding.page_clicks import LINK_CLICK, done_text, page_shown, typed_unsent, ways_to_name, writable
 from agentpair.planner.request import PlanRequest
@@ -72,7 +72,8 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     last word of the clause), a dropdown one option of which it names ("spicy dishes") showing
     another, a value it lists for an address form field ("..., Leeds, postcode LS2 7EW": _listed),
     a value it labels with a word of an empty field's name ("year 1998", "directed by Bowen": labelled_values)
-    or a text it gives for a field it names ("this reply: ...") never typed, else a value it gives
+    or a text it gives for a field it names ("this reply: ...") never typed, the e-mail address it gives for
+    an empty field that says "mail", else a value it gives
     (a quoted text, a date, a time: given_values) never typed nor shown while the page has an
     empty field, into any empty field. While there is
     one, no finish is offered (still_to_do) and the loop runs no button click (premature_click):
@@ -98,6 +99,10 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         if said and not typed & {n.casefold() for n in said}:
             left.append(("type", f"type {value[0]} into the {said[0]} field"))
     left += _described(request, typed, listed)
+    mail = [said[0] for f in names.fields if "mail" in f.casefold() and (said := ways_to_name(f))
+            and said[0] in _empty_fields(request) and not typed & {n.casefold() for n in said}]
+    left += [("type", f"type {email} into the {mail[0]} field") for email in given_emails(request.goal)[:1]
+             if mail and f"type {email}" not in done]
     for lead, text in goal_texts(request.goal):
         fields = [said[0] for f in aimed_fields(request, lead, text) if (said := ways_to_name(f))]
         if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:

@@ -19,6 +19,7 @@ SMALL_WORDS = COMMON_WORDS | LINKING | {"from", "at"}  # no value starts or ends
 WORD = r"\w(?:[\w'.-]*\w)?"
 ABBREVIATION = re.compile(r"(?<!\w)(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|Ave|Rd|No|etc)\.$")  # a stop that is the word's own
 NUMBER_WORD = re.compile(r"^-?\d+(?:[.,]\d+)?$")
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 DATE_OR_TIME = re.compile(r"\b\d{1,4}[/:-]\d{1,2}(?:[/-]\d{1,4})?\b")
 
 
@@ -254,3 +255,8 @@ def given_values(goal: str, clickable: set[str]) -> list[str]:
     inside = " ".join(quoted)
     dates = [d for d in DATE_OR_TIME.findall(goal) if d not in inside]
     return list(dict.fromkeys([*quoted, *dates]))
+
+
+def given_emails(goal: str) -> list[str]:
+    """The e-mail addresses the goal gives, brackets and the sentence's marks off their ends."""
+    return [w for w in (w.strip(OPENERS + CLOSERS + SENTENCE_END) for w in goal.split()) if EMAIL.match(w)]

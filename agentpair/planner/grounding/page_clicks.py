@@ -83,8 +83,8 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     other than the goal numbers it (by_number), nor on one of a shared name whose item the goal
     does not say where it says another's (told_by_goal), nor on a list's item other than those the
     goal names, where it names some (named_items), nor on one it says only inside a longer one's name
-    (said_inside_longer), nor on a link to the page shown (to_this_page) or any link while the form holds
-    unsent typing (typed_unsent), nor, where it quotes what to click, on what it
+    (said_inside_longer), nor on a link to the page shown (to_this_page) or, while the form holds
+    unsent typing (typed_unsent), any link or a form's button the goal does not name that does not send it, nor, where it quotes what to click, on what it
     does not name (quoted_only), nor, where it asks for the greatest or smallest, on other numbers (extreme),
     nor, where it says to click a thing by a label the page shows before it, on others (labelled_click)."""
     names, done = request.names, set(request.unchanged)
@@ -96,7 +96,8 @@ def offered_clicks(request: PlanRequest) -> list[str]:
               and not any(words <= word_set(c) for words in ruled_out)]
     clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.steps)]
     here, unsent = to_this_page(request), typed_unsent(request)  # a button sharing such a link's name stays
-    clicks = [c for c in clicks if not (LINK_CLICK.match(c) and (unsent or clicks_on(c, here)))]
+    aside = [n for n in names.non_submit if not named_by(request.goal, n)] if unsent else []
+    clicks = [c for c in clicks if not (LINK_CLICK.match(c) and (unsent or clicks_on(c, here))) and not clicks_on(c, aside)]
     return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, labelled_click(
         request, said_inside_longer(request, clicks))))))
 

@@ -21,7 +21,8 @@ What a step may say (_grounded_acts, offered_clicks, field_values.typed_values a
 - an element named by its place ("2nd radio") is named by the goal only as that phrase;
 - a clickable whose name the goal says only inside a longer clickable's name is not offered;
 - a link to the page shown (a site's name on its home page) is not offered; a link to a part of it (#) is;
-- while the form holds text the run typed and no button or Enter sent: no link, go to or go back;
+- while the form holds text the run typed and no button or Enter sent: no link, go to or go back, nor
+  a button of a form that does not send it (type "button" or "reset") unless the goal names it;
 - a box is offered the verb that turns it, never the one undoing the run's own step;
 - a dropdown is offered only the options the goal names;
 - a step that left this page as it was is not offered again here, nor a second search;
@@ -49,7 +50,7 @@ No finish while (still_to_do)
   or a button named by the verb a clause of the goal opens with ("... and forward it": Forward);
 - a text the goal gives to enter is untyped or unsent, a box it names to fill is empty;
 - the form lacks what the goal gives for it (form_left: boxes and options it names, boxes on that
-  name what it says no to ("no digest"), listed
+  name what it says no to ("no digest"), its e-mail address for an empty mail field, listed
   address lines, quoted texts, dates and times for empty fields, its one number for the one
   number field; where it gives no values, a table row's value for the empty field of its label);
 - the task asks for no answer and the run has not acted yet, or has not typed a value the goal gives

@@ -110,3 +110,14 @@ def test_a_date_the_goal_gives_is_picked_on_the_calendar_the_page_shows() -> Non
     assert valid(earlier, plan(act("click", "click the Prev link")))
     closed = grounded_plan_schema(request(goal="Pick 03/14/2031 as the check-in date.", snapshot=CALENDAR.split("  - generic [ref=e4]")[0]))
     assert valid(closed, plan(act("type", "type 03/14/2031 into the Check-in field")))
+
+
+def test_the_e_mail_the_goal_gives_is_left_for_an_empty_mail_field() -> None:
+    club = ('- textbox "Member name" [ref=e1]\n- textbox "Contact e-mail" [ref=e2]\n- checkbox "Rowing" [ref=e3]\n'
+            '- button "Join" [ref=e4]')
+    goal = "Sign Ines Varga (ines@oar.example) up for Rowing and join."
+    assert ("type", "type ines@oar.example into the Contact e-mail field") in form_left(request(goal=goal, snapshot=club))
+    typed = ['[1] act type: type ines@oar.example into the Contact e-mail field {"ref": "e2"} -> ok']
+    shown = club.replace('"Contact e-mail" [ref=e2]', '"Contact e-mail" [ref=e2]: ines@oar.example')
+    assert not [s for s in form_left(request(goal=goal, snapshot=shown, history=typed)) if "ines@" in s[1]]
+    assert not [s for s in form_left(request(goal=goal.replace(" (ines@oar.example)", ""), snapshot=club)) if "@" in s[1]]

@@ -124,3 +124,17 @@ def test_a_link_away_from_a_form_typed_into_and_not_sent_is_refused_and_not_offe
     assert premature_click(unsent, "go to the Prices page") == UNSENT
     read = typed + ['[2] act read: read the Skipper field {"ref": "e2"} -> ok']  # reading sends nothing
     assert premature_click(request(goal=GOAL, snapshot=page, history=read), "click the Prices link") == UNSENT
+
+
+def test_a_forms_button_that_does_not_send_it_is_not_offered_while_typing_is_unsent() -> None:
+    page = FORM.replace('textbox "Skipper" [ref=e2]', 'textbox "Skipper" [ref=e2]: Ofelia Brandt') + '\n- button "Back to boats" [ref=e6]'
+    typed = ['[1] act type: type Ofelia Brandt into the Skipper field {"ref": "e2", "text": "Ofelia Brandt"} -> ok']
+    unsent = grounded_plan_schema(request(goal=GOAL, snapshot=page, history=typed, non_submit=["e6"]))
+    assert not valid(unsent, plan(act("click", "click the Back to boats button")))
+    assert valid(unsent, plan(act("click", HIRE)))
+    untold = grounded_plan_schema(request(goal=GOAL, snapshot=page, history=typed))  # the browser did not mark it
+    assert valid(untold, plan(act("click", "click the Back to boats button")))
+    before = grounded_plan_schema(request(goal=GOAL, snapshot=page, non_submit=["e6"]))  # nothing typed yet
+    assert valid(before, plan(act("click", "click the Back to boats button")))
+    named = grounded_plan_schema(request(goal=GOAL + " Then go back to boats.", snapshot=page, history=typed, non_submit=["e6"]))
+    assert valid(named, plan(act("click", "click the Back to boats button")))
