@@ -41,7 +41,7 @@ def login(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
     buttons = [button(sign_in)]
     if extra and extra.random() < 0.5:
         buttons.insert(extra.randint(0, 1), button(words.one(extra, "signup")))
-    stay = checkbox(extra.choice(["Keep me signed in", "Remember me", "Stay signed in"])) if (
+    stay = checkbox(extra.choice(["Remember me", "Stay signed in", "Remember this device"])) if (
         extra and extra.random() < 0.5) else ""
     links = [a(forgot, "/reset"), a(signup, "/signup")]
     early = links.pop(0) if extra and extra.random() < 0.5 else ""
@@ -247,6 +247,7 @@ def buy(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
                   [click("button", f"Add {target} to cart"), click("link", cart)])]
     # training only: the ways back may be buttons beside the form's own (the plan still goes forward)
     way_back = (lambda text, path: button(text)) if words.split == "train" and aside.random() < 0.5 else a
+    back_to_basket = aside.choice(["Return to basket", "Edit your order", "Change items"])
     basket = site.screen("/cart", "Your cart", h("Your cart"), p(f"1 x {target}"), button("Remove"),
                          way_back("Continue shopping", "/shop"), button(checkout))
     calls.append(Call(basket, "Go to checkout.", [click("button", checkout)]))
@@ -255,7 +256,7 @@ def buy(rng: random.Random, vocab: Vocab, words: Words) -> Episode:
         values = [name, street, city, postcode] if filled else ["", "", "", ""]
         fields = "".join(field_(lab, val) for lab, val in zip(labels, values))
         return site.screen("/checkout", "Checkout", h("Checkout"), fields, select(labels[4], options, option),
-                           button(place), way_back("Back to cart", "/cart"))
+                           button(place), way_back(back_to_basket, "/cart"))
 
     moves = [type_in(labels[0], name), type_in(labels[1], street), type_in(labels[2], city),
              type_in(labels[3], postcode), choose(labels[4], options[chosen]), click("button", place)]
