@@ -15,11 +15,11 @@ from agentpair.models import (  # noqa: E402
     Task,
 )
 from agentpair.planner import OpenAIPlanner, Planner, PlannerError, PlanReply, PlanRequest  # noqa: E402
-from tools.base import Environment, Observation, Tool, ToolResult, tool  # noqa: E402
+from agentpair.tools.base import Environment, Observation, Tool, ToolResult, tool  # noqa: E402
 
 # loaded when first used: each pulls a heavy dependency (torch, llama.cpp's client, Chromium's driver)
 _LAZY = {"LocalDiffusionExecutor": "agentpair.executor.local", "ARBaselineExecutor": "agentpair.executor.ar",
-         "EmbeddedPlanner": "agentpair.planner.embedded", "Browser": "tools.browser", "replay": "agentpair.replay.drive",
+         "EmbeddedPlanner": "agentpair.planner.embedded", "Browser": "agentpair.tools.browser", "replay": "agentpair.replay.drive",
          "replay_sync": "agentpair.replay.drive", "scenarios": "agentpair.scenarios"}
 
 

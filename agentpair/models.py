@@ -10,7 +10,7 @@ from typing import Any, Literal
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tools.base import secret_placeholder
+from agentpair.tools.base import secret_placeholder
 
 StepKind = Literal["act", "extract", "code", "finish"]
 FillKind = Literal["tool_args", "extract", "code"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from agentpair.training.datagen.build import ROLES, make_pages, vocab
 from agentpair.training.datagen.tasks import page_examples
-from tools.base import Observation
+from agentpair.tools.base import Observation
 
 TAG = re.compile(r"<[^>]+>")
 

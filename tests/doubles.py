@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from agentpair.models import FillRequest, FillResult, FillStats, Plan
 from agentpair.planner.request import PlanReply, PlanRequest
-from tools.base import Observation, Tool, ToolResult
+from agentpair.tools.base import Observation, Tool, ToolResult
 
 
 class ScriptedPlanner:

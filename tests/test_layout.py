@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import ast
 import functools
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("agentpair", "executor_engine", "tools", "scenarios")
+PACKAGES = {"agentpair": "agentpair", "executor_engine": "executor_engine", "tools": "agentpair.tools",
+            "scenarios": "agentpair.scenarios.bundled"}  # folder -> the package it installs as (pyproject.toml)
 # each folder's layer: a module imports from its own layer or those below, never from one above
-LAYERS = [["agentpair.version", "agentpair.errors", "agentpair.models", "tools", "executor_engine", "scenarios"],
+LAYERS = [["agentpair.version", "agentpair.errors", "agentpair.models", "agentpair.tools", "executor_engine",
+           "agentpair.scenarios.bundled"],
           ["agentpair.tracing", "agentpair.llm"],
           ["agentpair.executor", "agentpair.planner"],
           ["agentpair.agent", "agentpair.progress"],
@@ -25,9 +28,9 @@ LAYERS = [["agentpair.version", "agentpair.errors", "agentpair.models", "tools",
 @functools.lru_cache(maxsize=1)
 def modules() -> dict[str, Path]:
     found = {}
-    for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
-            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    for folder, package in PACKAGES.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            name = ".".join((package, *path.relative_to(ROOT / folder).with_suffix("").parts))
             found[name.removesuffix(".__init__")] = path
     return found
 
@@ -108,3 +111,12 @@ def test_nothing_outside_the_command_line_imports_it() -> None:
 
 def test_every_file_stays_small_enough_to_read_at_once() -> None:
     assert [name for name, path in modules().items() if len(path.read_text().splitlines()) > 420] == []
+
+
+def test_every_package_folder_installs_and_nothing_generic_lands_at_the_top() -> None:
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = {".".join((package, *init.parent.relative_to(ROOT / folder).parts)) for folder, package in PACKAGES.items()
+             for init in (ROOT / folder).rglob("__init__.py")}
+    assert sorted(setuptools["packages"]) == sorted(found)
+    assert {p.split(".")[0] for p in setuptools["packages"]} == {"agentpair", "executor_engine"}
+    assert setuptools["package-dir"] == {v: k for k, v in PACKAGES.items() if k != v}

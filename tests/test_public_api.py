@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import zipfile
+from pathlib import Path
 
 import agentpair
 
@@ -19,3 +21,15 @@ def test_importing_agentpair_loads_neither_torch_nor_llama_cpp() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[]", "True"]
+
+
+def test_the_built_wheel_installs_only_agentpair_and_its_engine_at_the_top(tmp_path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                            str(tmp_path), str(root)], capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr
+    (wheel,) = tmp_path.glob("agentpair-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"agentpair", "executor_engine"}
+    assert "agentpair/tools/browser.py" in names and "agentpair/scenarios/bundled/login/scenario.toml" in names
+    assert "agentpair/weights/planner-lora.gguf" in names

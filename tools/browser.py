@@ -24,11 +24,11 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright
 
-from tools.base import BrowserError, Observation, Tool, Toolbox, ToolResult
-from tools.browser_guard import Guard
-from tools.policy import SafetyEvent, SecretField, TaskPolicy
-from tools.snapshot import INTERACTIVE, excerpt, hide_values, ref_roles, refs_in, trim_snapshot
-from tools.unnamed import MARK_CLICKABLE_JS, name_unnamed
+from agentpair.tools.base import BrowserError, Observation, Tool, Toolbox, ToolResult
+from agentpair.tools.browser_guard import Guard
+from agentpair.tools.policy import SafetyEvent, SecretField, TaskPolicy
+from agentpair.tools.snapshot import INTERACTIVE, excerpt, hide_values, ref_roles, refs_in, trim_snapshot
+from agentpair.tools.unnamed import MARK_CLICKABLE_JS, name_unnamed
 
 SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 LAUNCH_ARGS = [
@@ -158,7 +158,7 @@ class Browser(Guard):
         if self._owned and (start_url or self._page is None):
             await self._new_context()
         if start_url:
-            from tools.browser_actions import goto
+            from agentpair.tools.browser_actions import goto
 
             return await goto(self, start_url)
         return None
@@ -193,7 +193,7 @@ class Browser(Guard):
 
     async def observe(self) -> Observation:
         """URL, title, trimmed aria snapshot (refs valid for acting; unnamed elements named, see
-        tools.unnamed), visible text, notices."""
+        agentpair.tools.unnamed), visible text, notices."""
         page = self.page
         notices = [e.message() for e in [*self._unobserved, *self.take_events()]]
         self._unobserved = []
@@ -253,7 +253,7 @@ class Browser(Guard):
 
     # ---- acting ----------------------------------------------------------------------------
     def tools(self) -> list[Tool]:
-        from tools.browser_actions import build_tools
+        from agentpair.tools.browser_actions import build_tools
 
         return build_tools(self)
 

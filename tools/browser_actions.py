@@ -13,12 +13,12 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import BaseModel, Field
 
-from tools.base import SECRET_PLACEHOLDER, BrowserError, Tool, ToolResult, fill_secrets
-from tools.field_formats import field_value
-from tools.policy import resolve_url
+from agentpair.tools.base import SECRET_PLACEHOLDER, BrowserError, Tool, ToolResult, fill_secrets
+from agentpair.tools.field_formats import field_value
+from agentpair.tools.policy import resolve_url
 
 if TYPE_CHECKING:  # the browser imports these actions when it hands out its tools
-    from tools.browser import Browser
+    from agentpair.tools.browser import Browser
 
 REF = Field(description="the element's ref from the latest observation, e.g. e7")
 VERBATIM = {"x-verbatim": True}  # the step asking for this call states the value word for word

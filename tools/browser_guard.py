@@ -13,8 +13,8 @@ from typing import Any
 from playwright.async_api import BrowserContext, Download, Page, Request, Route, WebSocketRoute
 from playwright.async_api import Error as PlaywrightError
 
-from tools.base import mask_secrets
-from tools.policy import SafetyEvent, TaskPolicy, origin_of, resolve_url
+from agentpair.tools.base import mask_secrets
+from agentpair.tools.policy import SafetyEvent, TaskPolicy, origin_of, resolve_url
 
 
 class Guard:

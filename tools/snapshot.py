@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from tools.base import mask_secrets
+from agentpair.tools.base import mask_secrets
 
 REF = re.compile(r"\[ref=([A-Za-z0-9]+)\]")
 ROLE = re.compile(r"^\s*- '?([a-z]+)")  # YAML quotes lines whose names hold a colon

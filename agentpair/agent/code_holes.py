@@ -14,8 +14,8 @@ import re
 from urllib.parse import unquote_plus, urlsplit
 
 from agentpair.executor.protocol import HOLE
-from tools.base import Observation
-from tools.snapshot import page_texts
+from agentpair.tools.base import Observation
+from agentpair.tools.snapshot import page_texts
 
 LINKS = {"to", "=", "is", "of", "as", ":"}  # between a name and its value: "port to 8080"
 CONNECTORS = LINKS | {"the", "a", "an", "and", "or", "with", "for", "in", "on", "set", "use", "write"}

@@ -9,7 +9,7 @@ from typing import Any
 from agentpair.executor import Executor, OpenAIExecutor
 from agentpair.planner.request import Planner
 from agentpair.planner.client import OpenAIPlanner
-from tools.base import Environment
+from agentpair.tools.base import Environment
 
 
 def default_planner(single_model: bool = False, **options: Any) -> Planner:
@@ -32,7 +32,7 @@ async def default_executor() -> Executor:
 
 
 async def default_browser() -> Environment:
-    from tools.browser import Browser
+    from agentpair.tools.browser import Browser
 
     browser = Browser()
     await browser.start()

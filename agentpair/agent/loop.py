@@ -29,7 +29,7 @@ from agentpair.agent.state import RunState
 from agentpair.planner.single_model import single_model_request
 from agentpair.agent.step_work import fill_requests, tool_call
 from agentpair.tracing.spans import OPENINFERENCE_KIND, RunRecorder, default_trace_path
-from tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
+from agentpair.tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
 
 
 IDEMPOTENT = {"check", "select", "type"}  # tools whose step, said twice, does what it did once

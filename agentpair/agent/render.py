@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from agentpair.models import Task
-from tools.base import Observation, mask_secrets
+from agentpair.tools.base import Observation, mask_secrets
 
 
 def executor_context(task: Task, observation: Observation, memory: list[Any] | None = None) -> str:

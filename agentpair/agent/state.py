@@ -12,7 +12,7 @@ import jsonschema
 from agentpair.models import Step, StepRecord, Task
 from agentpair.planner.grounding.form_left import REFUSED
 from agentpair.planner.page_view import page_state
-from tools.base import Observation
+from agentpair.tools.base import Observation
 
 
 class RunState:

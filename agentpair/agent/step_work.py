@@ -13,8 +13,8 @@ from agentpair.models import FillRequest, FillResult, Step
 from agentpair.planner.grounding.form_left import TYPED
 from agentpair.planner.grounding.page_clicks import TELLING, ways_to_name
 from agentpair.agent.code_holes import code_values, shown_template, with_holes
-from tools.base import Observation, Toolbox
-from tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, main_heading, option_labels,
+from agentpair.tools.base import Observation, Toolbox
+from agentpair.tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, main_heading, option_labels,
                             page_texts, ref_names, refs_fitting, table_rows, told_apart)
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}

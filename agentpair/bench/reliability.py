@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from agentpair.bench.fake_endpoint import FakeEndpoint, LoopbackServer, Reply
 from agentpair.bench.soak import descendants
 from agentpair.tracing.reader import TraceError, load_trace
-from tools.base import secret_forms
+from agentpair.tools.base import secret_forms
 
 SECRET = 'Open Sesame/42 "vault" & <key>'  # a space, a slash, quotes, & and brackets: every encoding differs
 GOAL = "Sign in to the Vault as vault.user with password {{secret:password}}, then sign out."

@@ -12,7 +12,7 @@ from typing import Any
 from agentpair.models import FillRequest
 from agentpair.tracing.redaction import Redactor
 from agentpair.tracing.spans import RunRecorder
-from tools.base import Observation
+from agentpair.tools.base import Observation
 
 SNAPSHOT = "\n".join(f'- button "Action number {i}" [ref=e{i}]' for i in range(120))  # about 4,000 chars
 

@@ -19,7 +19,7 @@ console = Console(stderr=True)
 
 async def _plan(args: argparse.Namespace) -> int:
     from agentpair.planner.request import PlannerError, PlanRequest, ToolInfo
-    from tools.browser import Browser
+    from agentpair.tools.browser import Browser
 
     planner = planner_from_args(args)
     try:

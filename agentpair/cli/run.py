@@ -48,7 +48,7 @@ def _agent(args: argparse.Namespace) -> Any:
     from agentpair.agent.loop import Agent
     from agentpair.cli.options import planner_from_args
     from agentpair.progress import LiveProgress
-    from tools.browser import Browser
+    from agentpair.tools.browser import Browser
 
     planner = planner_from_args(args)
     if args.single_model and args.executor != "default":

@@ -186,7 +186,7 @@ async def _run_replay(args: argparse.Namespace, tree: RunTree, executor: Any, se
                          "no start_url")
     if not await asyncio.to_thread(_reachable, url):
         raise UsageError(f"--tools live acts on the recorded start page, but {url} is not reachable")
-    from tools.browser import Browser
+    from agentpair.tools.browser import Browser
 
     async with Browser() as browser:
         return await replay(args.trace, tools="live", environment=browser, **options)
@@ -195,7 +195,7 @@ async def _run_replay(args: argparse.Namespace, tree: RunTree, executor: Any, se
 async def _replay_scenario(trace: str, tree: RunTree, name: str, options: dict[str, Any]) -> ReplayResult:
     """Serve the recorded scenario's site again on its recorded port and replay against it."""
     from agentpair.scenarios import loader as scenarios
-    from tools.browser import Browser
+    from agentpair.tools.browser import Browser
 
     try:
         scenario = scenarios.load(name)

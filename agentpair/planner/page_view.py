@@ -9,9 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tools.browser_actions import CheckArgs
-from tools.snapshot import INTERACTIVE as SNAPSHOT_INTERACTIVE
-from tools.snapshot import REF, Element, box_states, parse_elements, ref_names, told_apart_items, walk_elements
+from agentpair.tools.browser_actions import CheckArgs
+from agentpair.tools.snapshot import INTERACTIVE as SNAPSHOT_INTERACTIVE
+from agentpair.tools.snapshot import REF, Element, box_states, parse_elements, ref_names, told_apart_items, walk_elements
 
 PAGE_CHARS_FOR_PLANNER = 700
 TEXT_CHARS = 160  # a flattened code block (a config template) must fit on its line
@@ -126,7 +126,7 @@ class PageNames(BaseModel):
     checked: list[str] = Field(default_factory=list, description="the boxes that are on")
     chosen: dict[str, str] = Field(default_factory=dict, description="a select's name -> the option it shows")
     told_apart: dict[str, list[str]] = Field(default_factory=dict, description="a name several clickable "
-                                             "elements share -> what tells each apart (tools.snapshot.told_apart)")
+                                             "elements share -> what tells each apart (agentpair.tools.snapshot.told_apart)")
     told_items: dict[str, list[str]] = Field(default_factory=dict, description="the same, all that each one's "
                                              "item says")
     lists: list[list[str]] = Field(default_factory=list, description="the names of a list's items: clickable "

@@ -21,8 +21,8 @@ from agentpair.planner.grounding.schema import grounded_steps
 from agentpair.planner.request import PlanRequest, ToolInfo, finish_shape, plan_object, plan_request, step_shape
 from agentpair.planner.page_view import PageNames
 from agentpair.tracing.redaction import Redactor
-from tools.base import Observation, Tool
-from tools.snapshot import refs_fitting, refs_in
+from agentpair.tools.base import Observation, Tool
+from agentpair.tools.snapshot import refs_fitting, refs_in
 
 SYSTEM_PROMPT = """Plan a web agent's next step on the page shown, as JSON. Step kinds:
 act: "tool" from Tools; "instruction" names the element and value, e.g. "type Paris into the City field"; \

@@ -29,7 +29,7 @@ from agentpair.replay.recorded import (
 from agentpair.tracing.reader import RunTree, load_trace
 from agentpair.tracing.summary import wall_window
 from agentpair.tracing.spans import Redactor
-from tools.base import Environment, secret_placeholder
+from agentpair.tools.base import Environment, secret_placeholder
 
 ToolsMode = Literal["recorded", "live"]
 

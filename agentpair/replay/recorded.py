@@ -16,7 +16,7 @@ from agentpair.planner.request import PlannerError, PlanReply, PlanRequest
 from agentpair.tracing.reader import RunTree, SpanRecord, decode
 from agentpair.tracing.redaction import Redactor
 from agentpair.tracing.spans import attr_value, plain
-from tools.base import Environment, Observation, Tool, ToolResult
+from agentpair.tools.base import Environment, Observation, Tool, ToolResult
 
 DivergenceKind = Literal["planner_request", "fill_request", "tool_call", "observation", "outcome"]
 PLAN_REQUEST_FIELDS = ("goal", "url", "title", "page", "memory", "history")

@@ -17,9 +17,9 @@ from urllib.parse import parse_qsl
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-import scenarios as bundled_scenarios
+import agentpair.scenarios.bundled as bundled_scenarios
 from agentpair.models import Task
-from tools.base import SECRET_PLACEHOLDER, fill_secrets
+from agentpair.tools.base import SECRET_PLACEHOLDER, fill_secrets
 
 SCENARIOS_DIR = Path(os.environ.get("AGENTPAIR_SCENARIOS") or Path(bundled_scenarios.__file__).parent)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.base import replace_forms, secret_placeholder
+from agentpair.tools.base import replace_forms, secret_placeholder
 
 REDACTED = "[REDACTED]"
 
@@ -18,7 +18,7 @@ class Redactor:
         self._pairs = pairs
 
     def text(self, text: str) -> str:
-        """Secrets and keys replaced in every encoding tools.base.secret_forms knows, short ones only
+        """Secrets and keys replaced in every encoding agentpair.tools.base.secret_forms knows, short ones only
         as whole tokens (a 1-character key is no reason to rewrite every word holding that letter)."""
         return replace_forms(text, self._pairs)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agentpair.models import Step
 from agentpair.agent.code_holes import code_values, hole_values, shown_template, with_holes
 from agentpair.agent.step_work import fill_requests
-from tools.base import Observation, Toolbox
+from agentpair.tools.base import Observation, Toolbox
 
 SHOWN = """[worker]
 name = "<name>"

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentpair import Agent
-from tools.base import Observation, Tool, ToolResult
+from agentpair.tools.base import Observation, Tool, ToolResult
 from tests.doubles import Args, ScriptedExecutor, ScriptedPlanner
 
 FORM = '- textbox "Skipper" [ref=e1]{value}\n- button "Submit hire" [ref=e2]\n- link "Prices" [ref=e3]'

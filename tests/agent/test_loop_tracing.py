@@ -231,7 +231,7 @@ async def test_a_planner_that_asked_for_no_grounding_gets_no_refusal(tmp_path: P
 def test_a_step_that_left_a_url_as_it_was_twice_is_not_offered_there_again() -> None:
     from agentpair.agent.state import RunState
     from agentpair.models import Task
-    from tools.base import Observation
+    from agentpair.tools.base import Observation
 
     run = RunState(Task(goal="buy it"))
     page = lambda n: Observation(url="http://shop/index.html#help", snapshot=f'- link "Cart ({n})" [ref=e1]')

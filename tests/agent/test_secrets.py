@@ -8,7 +8,7 @@ from pathlib import Path
 from agentpair import Agent, OpenAIPlanner
 from tests.doubles import ScriptedExecutor, SleepyEnvironment
 from agentpair.bench.fake_endpoint import FakeEndpoint, Reply
-from tools.base import Observation
+from agentpair.tools.base import Observation
 
 API_KEY = "sk-live-VERYSECRET123"
 PASSWORD = "hunter2-Value"
@@ -57,7 +57,7 @@ def test_a_secret_is_masked_in_every_common_encoding_and_a_short_key_only_as_a_w
     from urllib.parse import quote, quote_plus
 
     from agentpair.tracing.redaction import REDACTED, Redactor
-    from tools.base import mask_secrets
+    from agentpair.tools.base import mask_secrets
 
     secret = 'Tr0ub4dor&3 horse/!"'
     forms = [secret, quote(secret, safe=""), quote_plus(secret, safe=""), html.escape(secret),
@@ -75,7 +75,7 @@ def test_a_secret_is_masked_in_every_common_encoding_and_a_short_key_only_as_a_w
 def test_a_secret_written_into_the_goal_never_reaches_the_executor() -> None:
     from agentpair.models import Task
     from agentpair.agent.render import executor_context
-    from tools.base import Observation
+    from agentpair.tools.base import Observation
 
     task = Task(goal="Sign in with the code Zq7-Walrus-19 and open Billing", secrets={"code": "Zq7-Walrus-19"})
     context = executor_context(task, Observation(url="http://127.0.0.1/", snapshot='- textbox "Code" [ref=e1]'),

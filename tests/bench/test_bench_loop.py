@@ -26,7 +26,7 @@ from agentpair.tracing.reader import load_trace
 from tests.doubles import ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
 from agentpair.bench.fake_endpoint import FakeEndpoint, Reply
 from tests.trace_runs import header, span, write_lines
-from tools.base import Observation
+from agentpair.tools.base import Observation
 
 PAGE = '- textbox "Name" [ref=e1]\n- button "Go" [ref=e2]'
 
@@ -139,7 +139,7 @@ def test_the_single_model_schema_takes_one_tool_call_with_refs_from_the_page() -
 
 
 def test_the_single_model_schema_offers_a_tool_only_the_refs_it_can_act_on() -> None:
-    from tools.browser import Browser
+    from agentpair.tools.browser import Browser
 
     observation = Observation(snapshot=PAGE, refs=["e1", "e2"])
     request = single_model.single_model_request(Task(goal="g"), observation, [], [], Browser().tools())
@@ -151,7 +151,7 @@ def test_the_single_model_schema_offers_a_tool_only_the_refs_it_can_act_on() -> 
 
 def test_the_single_model_schema_compiles_to_a_llama_cpp_grammar() -> None:
     grammar = pytest.importorskip("llama_cpp.llama_grammar")
-    from tools.browser import Browser
+    from agentpair.tools.browser import Browser
 
     observation = Observation(snapshot=PAGE, refs=["e1", "e2"])
     request = single_model.single_model_request(Task(goal="g"), observation, [], [], Browser().tools())

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import pytest_asyncio
 
-from tools.browser import Browser
+from agentpair.tools.browser import Browser
 
 SECRETS = {"password": "hunter2-Sesame", "api_key": "sk-test-0123456789"}
 

@@ -6,9 +6,9 @@ import pytest
 
 from agentpair.models import Step
 from agentpair.agent.step_work import fill_requests
-from tools.base import Observation
-from tools.browser import Browser
-from tools.snapshot import find_ref, ref_roles
+from agentpair.tools.base import Observation
+from agentpair.tools.browser import Browser
+from agentpair.tools.snapshot import find_ref, ref_roles
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -148,7 +148,7 @@ async def test_snapshot_budget_keeps_interactive_elements(site) -> None:
 async def test_caller_page_is_wrapped_and_left_open(browser: Browser, site, outside) -> None:
     from playwright.async_api import async_playwright
 
-    from tools.browser import LAUNCH_ARGS, find_chromium
+    from agentpair.tools.browser import LAUNCH_ARGS, find_chromium
 
     async with async_playwright() as pw:
         path = find_chromium(None, pw.chromium.executable_path)
@@ -182,7 +182,7 @@ async def test_typing_into_a_read_only_field_fails_at_once_says_why_and_opens_it
 
 
 async def test_a_date_or_time_typed_as_people_write_it_lands_in_a_date_or_time_field(tmp_path) -> None:
-    from tools.field_formats import field_value
+    from agentpair.tools.field_formats import field_value
 
     assert field_value("time", "9:37 PM") == "21:37" and field_value("date", "05/20/2010") == "2010-05-20"
     assert field_value("text", "9:37 PM") == "9:37 PM" and field_value("date", "next week") == "next week"

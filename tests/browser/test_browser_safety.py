@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from tests.browser.conftest import SECRETS
-from tools.browser import Browser
-from tools.snapshot import find_ref
+from agentpair.tools.browser import Browser
+from agentpair.tools.snapshot import find_ref
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tools.browser import Browser
+from agentpair.tools.browser import Browser
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 ACCEPT_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455's fixed key suffix

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from agentpair.models import Step
 from agentpair.agent.step_work import fill_requests, named_refs, page_values, verbatim_spans
-from tools.base import Observation, Tool, Toolbox
-from tools.browser_actions import CheckArgs, ClickArgs, GotoArgs, ReadArgs, SelectArgs, TypeArgs
-from tools.snapshot import link_urls, option_labels, page_texts, ref_roles, refs_fitting, told_apart
+from agentpair.tools.base import Observation, Tool, Toolbox
+from agentpair.tools.browser_actions import CheckArgs, ClickArgs, GotoArgs, ReadArgs, SelectArgs, TypeArgs
+from agentpair.tools.snapshot import link_urls, option_labels, page_texts, ref_roles, refs_fitting, told_apart
 
 SNAPSHOT = """- main [ref=e1]:
   - link "Home" [ref=e2] [cursor=pointer]:

@@ -1,4 +1,4 @@
-"""Names for what a page leaves unnamed (tools.unnamed): on snapshot text, and on a real page in
+"""Names for what a page leaves unnamed (agentpair.tools.unnamed): on snapshot text, and on a real page in
 Chromium, where clickable rows and words become named buttons and the click or the typing lands
 on the right element."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tools.browser import Browser
-from tools.snapshot import INTERACTIVE
-from tools.unnamed import name_unnamed
+from agentpair.tools.browser import Browser
+from agentpair.tools.snapshot import INTERACTIVE
+from agentpair.tools.unnamed import name_unnamed
 
 
 def test_an_unnamed_field_takes_the_short_text_before_it_else_its_place_among_all_of_its_role() -> None:
@@ -135,7 +135,7 @@ async def test_what_only_its_hover_style_shows_clickable_is_named_and_a_list_of_
 
 
 def test_ordinals_read_as_people_say_them() -> None:
-    from tools.unnamed import ordinal
+    from agentpair.tools.unnamed import ordinal
 
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from agentpair.executor.openai import constrained_schema
-from tools.browser_actions import TypeArgs
+from agentpair.tools.browser_actions import TypeArgs
 
 
 def test_allowed_refs_become_an_enum_and_vendor_notes_are_dropped() -> None:

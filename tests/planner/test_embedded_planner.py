@@ -148,8 +148,8 @@ async def test_the_embedded_planner_caps_a_reply_so_a_loop_ends_before_the_timeo
 async def test_in_single_model_mode_the_shipped_adapter_gives_the_ref_of_the_element_its_step_names() -> None:
     from agentpair.models import Task
     from agentpair.planner.single_model import single_model_request
-    from tools.base import Observation
-    from tools.browser import Browser
+    from agentpair.tools.base import Observation
+    from agentpair.tools.browser import Browser
 
     page = ('- heading "Members" [level=1] [ref=e1]\n- link "Help" [ref=e2] [cursor=pointer]\n'
             '- textbox "Member ID" [ref=e3]\n- textbox "Password" [ref=e4]\n- button "Enter" [ref=e5]')

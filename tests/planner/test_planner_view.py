@@ -6,7 +6,7 @@ from __future__ import annotations
 from agentpair.models import Task
 from agentpair.planner.request import PlanRequest, ToolInfo, plan_request, render_user_message
 from agentpair.planner.page_view import compact_page
-from tools.base import Observation
+from agentpair.tools.base import Observation
 
 SNAPSHOT = """- generic [active] [ref=e1]:
   - navigation [ref=e2]:

@@ -9,8 +9,8 @@ import pytest
 from agentpair.models import Task
 from agentpair.planner.request import render_user_message
 from agentpair.planner.single_model import plan_schema, single_model_request
-from tools.base import Observation
-from tools.browser import Browser
+from agentpair.tools.base import Observation
+from agentpair.tools.browser import Browser
 
 LOGIN = """- heading "Sign in" [level=1] [ref=e1]
 - textbox "Username" [ref=e2]

@@ -20,8 +20,8 @@ from agentpair.models import FillRequest, FillResult
 from agentpair.replay.drive import replay
 from agentpair.agent.step_work import named_refs
 from tests.doubles import ScriptedPlanner
-from tools.browser import Browser
-from tools.snapshot import refs_in
+from agentpair.tools.browser import Browser
+from agentpair.tools.snapshot import refs_in
 
 PAGE = """<!doctype html><html><head><title>Profile</title></head><body>
 <form onsubmit="event.preventDefault(); document.getElementById('out').textContent = 'Saved ' +

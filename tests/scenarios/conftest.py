@@ -8,9 +8,9 @@ from typing import Any
 import pytest_asyncio
 
 from agentpair.scenarios.loader import Verdict, load
-from tools.base import ToolResult
-from tools.browser import Browser
-from tools.snapshot import find_ref
+from agentpair.tools.base import ToolResult
+from agentpair.tools.browser import Browser
+from agentpair.tools.snapshot import find_ref
 
 Step = tuple[str, dict[str, Any]]
 

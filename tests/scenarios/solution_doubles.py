@@ -11,7 +11,7 @@ from typing import Any
 
 from agentpair.models import FillRequest, FillResult, Plan
 from agentpair.planner.request import PlanReply, PlanRequest
-from tools.snapshot import find_ref
+from agentpair.tools.snapshot import find_ref
 
 
 class SolutionPlanner:

@@ -16,7 +16,7 @@ from agentpair.scenarios import loader as scenarios
 from agentpair.cli.main import main
 from tests.scenarios.solution_doubles import SolutionExecutor, SolutionPlanner
 from tests.scenarios.test_scenario_login import SOLUTION
-from tools.browser import Browser
+from agentpair.tools.browser import Browser
 
 
 @pytest.fixture(scope="module")

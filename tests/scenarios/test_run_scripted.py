@@ -15,7 +15,7 @@ from agentpair.cli.main import main
 from agentpair.scenarios.loader import list_names, load
 from agentpair.scenarios.runner import run_scenario
 from tests.scenarios.solution_doubles import SolutionExecutor, SolutionPlanner
-from tools.browser import Browser
+from agentpair.tools.browser import Browser
 
 
 def solution(name: str) -> tuple[list, object]:

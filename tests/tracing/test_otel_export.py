@@ -16,7 +16,7 @@ from opentelemetry.trace import StatusCode
 
 from agentpair import Agent
 from tests.doubles import Args, ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
-from tools.base import Tool, ToolResult
+from agentpair.tools.base import Tool, ToolResult
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANS = [{"steps": [{"kind": "finish", "answer": "done"}]}]
@@ -68,7 +68,7 @@ from opentelemetry.trace import StatusCode
 
 from agentpair import Agent
 from tests.doubles import Args, ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
-from tools.base import Tool, ToolResult
+from agentpair.tools.base import Tool, ToolResult
 agent = Agent(ScriptedPlanner({plans!r}), ScriptedExecutor([]), SleepyEnvironment())
 asyncio.run(agent.run("finish", trace={path!r}))
 """

@@ -1,4 +1,4 @@
-"""Render synthetic pages once in Chromium (tools.browser.Browser), cache the observations, and
+"""Render synthetic pages once in Chromium (agentpair.tools.browser.Browser), cache the observations, and
 write dataset JSONL: `python -m agentpair.training.datagen.build --out data/executor --pages 500`."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from agentpair.training.datagen.tasks import dumps, page_examples
 from agentpair.training.datagen.vocab import VOCABS, Vocab
 from playwright.async_api import Route
 
-from tools.base import Observation
-from tools.browser import Browser
-from tools.snapshot import find_ref
+from agentpair.tools.base import Observation
+from agentpair.tools.browser import Browser
+from agentpair.tools.snapshot import find_ref
 
 # held-out uses different seeds and vocabulary on the first eight families; "families" the
 # held-out vocabulary on page families training never draws (pages_unseen)

@@ -29,9 +29,9 @@ from agentpair.training.datagen.vocab import VOCABS
 from agentpair.models import Plan, Step, StepRecord, Task
 from agentpair.planner.request import ToolInfo, plan_request, plan_schema
 from agentpair.planner.client import plan_messages
-from tools.base import Observation
-from tools.browser import Browser
-from tools.snapshot import find_ref
+from agentpair.tools.base import Observation
+from agentpair.tools.browser import Browser
+from agentpair.tools.snapshot import find_ref
 
 FAMILIES: dict[str, Callable[..., Episode]] = {
     "login": login, "search": search, "navigate": navigate, "buy": buy, "form": form,

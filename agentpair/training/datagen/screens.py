@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from playwright.async_api import Route
 
 from agentpair.training.datagen.sites import Episode, Screen
-from tools.browser import Browser
+from agentpair.tools.browser import Browser
 
 
 async def open_pages(browser: Browser, episode: Episode) -> Callable[[Screen], Awaitable[None]]:

@@ -15,9 +15,9 @@ from agentpair.training.datagen.sites import Episode, Move
 from agentpair.models import Plan, Step, StepRecord, Task
 from agentpair.planner.client import plan_messages
 from agentpair.planner.single_model import plan_schema, single_model_request
-from tools.base import Observation, Tool
-from tools.browser import Browser
-from tools.snapshot import find_ref
+from agentpair.tools.base import Observation, Tool
+from agentpair.tools.browser import Browser
+from agentpair.tools.snapshot import find_ref
 
 
 def ordered_args(args: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:

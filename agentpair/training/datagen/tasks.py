@@ -13,8 +13,8 @@ from agentpair.models import Task
 from agentpair.agent.code_holes import code_values
 from agentpair.agent.step_work import TARGET_SCHEMA, allowed_values, page_values
 from agentpair.agent.render import executor_context
-from tools.base import Observation
-from tools.browser_actions import (CheckArgs, ClickArgs, GotoArgs, PressArgs, ReadArgs, ScrollArgs,
+from agentpair.tools.base import Observation
+from agentpair.tools.browser_actions import (CheckArgs, ClickArgs, GotoArgs, PressArgs, ReadArgs, ScrollArgs,
                                    SelectArgs, TypeArgs)
 
 SCHEMAS = {name: model.model_json_schema() for name, model in (
