@@ -1,13 +1,13 @@
 """One OpenAI-compatible chat endpoint asked for JSON: retries, structured-output format, errors.
 
 Shared by the planner and the OpenAI-compatible executor. Retries (429, 5xx, timeouts,
-connection errors) use exponential backoff with jitter and honour Retry-After; a rejection
-of the response format switches format and is never spent against the retry budget.
+connection errors; tenacity) use exponential backoff with jitter and honour Retry-After; a rejection
+of the response format, or of a parameter the model does not take (a reasoning model's temperature,
+max_tokens for max_completion_tokens), switches and is never spent against the retry budget.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import time
@@ -17,12 +17,15 @@ from typing import Any, Literal
 
 import httpx
 import openai
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 StructuredOutput = Literal["auto", "json_schema", "llamacpp"]
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
 TIMINGS_HEADER = "x-agentpair-timings"  # where the embedded server says where a call's time went
 # Which format an endpoint accepted, decided once per base URL and remembered.
 _FORMAT_BY_ENDPOINT: dict[str, str] = {}
+# The parameters a model rejected (temperature, max_tokens), per (base URL, model), remembered.
+_DROPPED_BY_MODEL: dict[tuple[str, str], set[str]] = {}
 
 
 class EndpointError(RuntimeError):
@@ -39,7 +42,7 @@ class Attempt:
 
     number: int
     format: str
-    outcome: Literal["ok", "retry", "format_rejected", "error"]
+    outcome: Literal["ok", "retry", "format_rejected", "parameter_rejected", "error"]
     status: int | None = None
     error: str | None = None
     ms: float = 0.0
@@ -76,6 +79,22 @@ def _retry_after_s(exc: Exception) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         return None
+
+
+class _Retry(Exception):
+    """An attempt that failed in a way a later one may not (429, 5xx, timeout, lost connection)."""
+
+    def __init__(self, cause: Exception | None) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _rejected_parameter(exc: openai.APIStatusError) -> str | None:
+    """The request parameter a 400 says this model does not take ("temperature", "max_tokens"), if any."""
+    body = f"{exc.message} {exc.body}".lower()
+    if exc.status_code != 400 or not any(w in body for w in ("unsupported", "not supported", "does not support")):
+        return None
+    return next((p for p in ("max_tokens", "temperature") if f"'{p}'" in body or f'"{p}"' in body or f"`{p}`" in body), None)
 
 
 class MalformedAnswer(RuntimeError):
@@ -171,41 +190,51 @@ class Endpoint:
         name: str = "answer",
         on_attempt: Callable[[Attempt], None] | None = None,
     ) -> Completion:
-        """Ask for a JSON answer under `schema`; the returned text is not yet validated."""
+        """Ask for a JSON answer under `schema`; the returned text is not yet validated. Retries
+        (tenacity) back off between tries; a rejected format or parameter is re-asked at once."""
         attempts: list[Attempt] = []
-        retries = 0
-        fmt = self.format()
-        while True:
-            started = time.perf_counter()
+        retrying = AsyncRetrying(stop=stop_after_attempt(self.max_attempts), wait=self._wait,
+                                 retry=retry_if_exception_type(_Retry), reraise=True)
+        async for trial in retrying:
+            with trial:
+                final = trial.retry_state.attempt_number >= self.max_attempts
+                return await self._ask(messages, schema, name, attempts, on_attempt, final)
+        raise AssertionError("unreachable: tenacity returns or raises")
+
+    async def _ask(self, messages: list[dict[str, str]], schema: dict[str, Any], name: str, attempts: list[Attempt],
+                   on_attempt: Callable[[Attempt], None] | None, final: bool) -> Completion:
+        """One try; _Retry where a later try may succeed, EndpointError where none will (or `final`)."""
+        while True:  # each pass is an attempt; only a rejected format or parameter loops
+            fmt, started = self.format(), time.perf_counter()
             attempt = Attempt(number=len(attempts) + 1, format=fmt, outcome="ok", started_ns=time.time_ns())
+            failure: Exception | None = None
             try:
                 raw = await self._client.chat.completions.with_raw_response.create(
                     model=self.model,
                     messages=messages,  # type: ignore[arg-type]
                     response_format=_response_format(fmt, schema, name),  # type: ignore[arg-type]
-                    temperature=self.temperature,
-                    max_tokens=self.max_tokens,
+                    **self._sampling(),
                 )
                 response = _chat_completion(raw)
             except MalformedAnswer as exc:  # a proxy's HTML page, a cut-off body: retried like a 5xx
-                attempt.status, attempt.error = raw.http_response.status_code, str(exc)[:500]
-                attempt.outcome = "retry" if retries + 1 < self.max_attempts else "error"
-                last = exc
+                attempt.status, attempt.error, attempt.outcome = raw.http_response.status_code, str(exc)[:500], "retry"
+                failure = exc
             except openai.APIStatusError as exc:
-                attempt.status = exc.status_code
-                attempt.error = f"HTTP {exc.status_code}: {exc.message}"[:500]
+                attempt.status, attempt.error = exc.status_code, f"HTTP {exc.status_code}: {exc.message}"[:500]
                 if self.structured_output == "auto" and fmt == "json_schema" and _is_format_rejection(exc):
                     attempt.outcome = "format_rejected"
-                    fmt = _FORMAT_BY_ENDPOINT[self.base_url] = "llamacpp"
-                elif exc.status_code in RETRYABLE_STATUS and retries + 1 < self.max_attempts:
-                    attempt.outcome = "retry"
+                    _FORMAT_BY_ENDPOINT[self.base_url] = "llamacpp"
+                elif (param := _rejected_parameter(exc)) and param not in self._dropped():
+                    attempt.outcome = "parameter_rejected"
+                    _DROPPED_BY_MODEL.setdefault((self.base_url, self.model), set()).add(param)
                 else:
-                    attempt.outcome = "error"
-                last: Exception = exc
+                    attempt.outcome = "retry" if exc.status_code in RETRYABLE_STATUS else "error"
+                failure = exc
             except (openai.APITimeoutError, openai.APIConnectionError, httpx.TransportError) as exc:
-                attempt.error = f"{type(exc).__name__}: {exc}"[:500]
-                attempt.outcome = "retry" if retries + 1 < self.max_attempts else "error"
-                last = exc
+                attempt.error, attempt.outcome = f"{type(exc).__name__}: {exc}"[:500], "retry"
+                failure = exc
+            if attempt.outcome == "retry" and final:
+                attempt.outcome = "error"
             attempt.ms = (time.perf_counter() - started) * 1e3
             attempts.append(attempt)
             if on_attempt:
@@ -214,15 +243,27 @@ class Endpoint:
                 if self.structured_output == "auto":
                     _FORMAT_BY_ENDPOINT.setdefault(self.base_url, fmt)
                 return self._completion(response, attempts, _timings(raw.headers.get(TIMINGS_HEADER)))
-            if attempt.outcome == "error":
-                raise EndpointError(
-                    f"{self.base_url} (model {self.model}) failed after {len(attempts)} attempt(s): "
-                    f"{attempt.error}",
-                    attempts,
-                ) from last
             if attempt.outcome == "retry":
-                await asyncio.sleep(self._backoff(retries, last))
-                retries += 1
+                raise _Retry(failure)
+            if attempt.outcome == "error":
+                raise EndpointError(f"{self.base_url} (model {self.model}) failed after {len(attempts)} attempt(s): "
+                                    f"{attempt.error}", attempts) from failure
+
+    def _dropped(self) -> set[str]:
+        return _DROPPED_BY_MODEL.get((self.base_url, self.model), set())
+
+    def _sampling(self) -> dict[str, Any]:
+        """temperature and the completion limit, as this endpoint's model takes them: a reasoning model
+        rejects a temperature and wants max_completion_tokens (learnt from its error, remembered)."""
+        dropped = self._dropped()
+        limit = "max_completion_tokens" if "max_tokens" in dropped else "max_tokens"
+        return {limit: self.max_tokens, **({} if "temperature" in dropped else {"temperature": self.temperature})}
+
+    def _wait(self, state: RetryCallState) -> float:
+        """Seconds before the next try: the server's Retry-After, else exponential backoff with jitter."""
+        failed = state.outcome.exception() if state.outcome else None
+        cause = failed.cause if isinstance(failed, _Retry) else failed
+        return self._backoff(state.attempt_number - 1, cause or RuntimeError())
 
     def _completion(self, response: Any, attempts: list[Attempt], timings: dict[str, float]) -> Completion:
         choice = response.choices[0]

@@ -164,3 +164,21 @@ async def test_under_a_grounded_schema_an_extracts_undefined_required_names_are_
     with FakeEndpoint([Reply(content=undefined)]) as fake:
         reply = await planner(fake, grounded=True).plan(REQUEST)
         assert reply.plan.steps[0].schema_["required"] == ["price"] and len(fake.requests) == 1
+
+
+async def test_parameters_a_reasoning_model_rejects_are_dropped_without_spending_a_retry() -> None:
+    limit = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+    heat = "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported."
+    with FakeEndpoint([Reply(400, body={"error": {"message": limit, "param": "max_tokens"}}),
+                       Reply(400, body={"error": {"message": heat, "param": "temperature"}}),
+                       Reply(content=GOOD), Reply(content=GOOD)]) as fake:
+        reply = await planner(fake, max_attempts=1).plan(REQUEST)
+        assert [a["outcome"] for a in reply.attempts] == ["parameter_rejected", "parameter_rejected", "ok"]
+        body = fake.requests[2]["body"]
+        assert "max_tokens" not in body and body["max_completion_tokens"] > 0 and "temperature" not in body
+        await planner(fake).plan(REQUEST)  # remembered for this model
+        assert "temperature" not in fake.requests[3]["body"] and "max_completion_tokens" in fake.requests[3]["body"]
+    with FakeEndpoint([Reply(400, body={"error": {"message": "the messages are malformed"}})]) as fake:
+        with pytest.raises(PlannerError):  # any other 400 is no parameter to drop: an error at once
+            await planner(fake).plan(REQUEST)
+        assert len(fake.requests) == 1
