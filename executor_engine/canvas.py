@@ -88,18 +88,21 @@ class Slot:
 
 
 class TextSlot(Slot):
-    """Free text (string values, code holes): text tokens, at most `max_chars` characters."""
+    """Free text (string values, code holes): text tokens, at most `max_chars` characters and, where
+    the room allows, at least `min_chars`."""
 
-    def __init__(self, vocab: Vocab, room: int, max_chars: int | None = None):
+    def __init__(self, vocab: Vocab, room: int, max_chars: int | None = None, min_chars: int = 0):
         super().__init__(vocab, room)
-        self.max_chars = max_chars
+        self.max_chars, self.min_chars = max_chars, min_chars
 
     def allowed(self, i: int) -> Tensor:
-        """Text ends at its first pad: pad only after a pad, no pad before committed text."""
+        """Text ends at its first pad: pad only after a pad, no pad before committed text, and none
+        until the text before it is committed and holds min_chars."""
         v = self.vocab
         if v.pad_id in self.tokens[:i]:
             return v.classes["pad"]
-        pad_ok = all(t in (None, v.pad_id) for t in self.tokens[i + 1:])
+        pad_ok = all(t in (None, v.pad_id) for t in self.tokens[i + 1:]) and (not self.min_chars or (
+            None not in self.tokens[:i] and sum(len(v.texts[t]) for t in self.tokens[:i]) >= self.min_chars))
         if self.max_chars is None:
             return v.cached(("text", pad_ok), lambda: v.classes["text"] | pad_ok & v.classes["pad"])
         left = self.max_chars - sum(len(v.texts[t]) for t in self.tokens if t not in (None, v.pad_id))

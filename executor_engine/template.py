@@ -7,6 +7,7 @@ decoded value is built by us from slot contents, so it is valid by construction.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,8 +31,8 @@ KEYWORDS = {
     "object": {"type", "properties", "required"},
     "array": {"type", "items", "maxItems", "minItems"},
     "string": {"type", "maxLength", "minLength"},
-    "integer": {"type", "minimum", "maximum"},
-    "number": {"type"},
+    "integer": {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"},
+    "number": {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"},
     "boolean": {"type"},
     "null": {"type"},
 }
@@ -103,6 +104,21 @@ def _fitting(vocab: Vocab, values: list[Any], room: int) -> list[Any]:
     """The values whose tokens fit in `room`."""
     lengths = [len(ids) for ids in vocab.encode_batch([str(v) for v in values])] if values else []
     return [v for v, n in zip(values, lengths) if n <= room]
+
+
+def _bounds(schema: dict[str, Any], integer: bool) -> tuple[float | None, float | None]:
+    """The least and greatest value a number schema allows (exclusive bounds: the next integer, or
+    the next float, inside)."""
+    lo, hi = schema.get("minimum"), schema.get("maximum")
+    if (above := schema.get("exclusiveMinimum")) is not None:
+        inside = math.floor(above) + 1 if integer else math.nextafter(above, math.inf)
+        lo = inside if lo is None else max(lo, inside)
+    if (below := schema.get("exclusiveMaximum")) is not None:
+        inside = math.ceil(below) - 1 if integer else math.nextafter(below, -math.inf)
+        hi = inside if hi is None else min(hi, inside)
+    if integer:
+        lo, hi = (None if lo is None else math.ceil(lo)), (None if hi is None else math.floor(hi))
+    return lo, hi
 
 
 def _choice(vocab: Vocab, values: list[Any], texts: list[str], where: str) -> ChoiceSlot:
@@ -193,31 +209,36 @@ class _SchemaCompiler:
         return lambda: [decode() for present, decode in items if present is None or present.value()]
 
     def node_string(self, schema: dict[str, Any], where: str) -> Decoder:
-        if schema.get("minLength", 0) > 0:
-            raise TemplateError(f"{where or '/'}: minLength > 0 is not supported")
-        max_chars = schema.get("maxLength")
+        max_chars, min_chars = schema.get("maxLength"), schema.get("minLength", 0)
+        if max_chars is not None and min_chars > max_chars:
+            raise TemplateError(f"{where or '/'}: minLength > maxLength")
         room = STRING_ROOM if max_chars is None else min(max_chars, MAX_STRING_ROOM)
         self.canvas.add_text('"')
-        slot = self.canvas.add_slot(TextSlot(self.vocab, room, max_chars))
+        slot = self.canvas.add_slot(TextSlot(self.vocab, max(room, min(min_chars, MAX_STRING_ROOM)), max_chars, min_chars))
         self.canvas.add_text('"')
         return slot.value
 
     def node_integer(self, schema: dict[str, Any], where: str) -> Decoder:
-        lo, hi = schema.get("minimum"), schema.get("maximum")
+        lo, hi = _bounds(schema, integer=True)
         if lo is not None and hi is not None and hi - lo < CHOICE_RANGE:
+            if lo > hi:
+                raise TemplateError(f"{where or '/'}: no integer lies within the bounds")
             return self.choice(schema, list(range(int(lo), int(hi) + 1)), where)
-        if hi is not None or lo not in (None, 0):
-            raise TemplateError(f"{where or '/'}: integer bounds other than minimum 0 or a "
-                                f"range under {CHOICE_RANGE} are not supported")
-        return self.number(where, integer=True, signed=lo is None)
+        return self.number(where, integer=True, lo=lo, hi=hi)
 
     def node_number(self, schema: dict[str, Any], where: str) -> Decoder:
-        return self.number(where, integer=False, signed=True)
+        lo, hi = _bounds(schema, integer=False)
+        return self.number(where, integer=False, lo=lo, hi=hi)
 
-    def number(self, where: str, integer: bool, signed: bool) -> Decoder:
+    def number(self, where: str, integer: bool, lo: float | None = None, hi: float | None = None) -> Decoder:
+        """A number slot (signed unless the bounds rule out a minus); a value decoded outside the
+        bounds is brought to the nearest one."""
         if not self.vocab.classes["D"].any():
             raise TemplateError(f"{where or '/'}: the tokenizer has no digit tokens")
-        return self.canvas.add_slot(NumberSlot(self.vocab, NUMBER_ROOM, integer, signed)).value
+        if lo is not None and hi is not None and lo > hi:
+            raise TemplateError(f"{where or '/'}: no number lies within the bounds")
+        slot = self.canvas.add_slot(NumberSlot(self.vocab, NUMBER_ROOM, integer, signed=lo is None or lo < 0))
+        return lambda: min(max(slot.value(), lo if lo is not None else -math.inf), hi if hi is not None else math.inf)
 
     def node_boolean(self, schema: dict[str, Any], where: str) -> Decoder:
         return self.choice(schema, [True, False], where)

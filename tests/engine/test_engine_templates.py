@@ -13,6 +13,7 @@ import pytest
 
 from executor_engine import Engine, FillInput, TemplateError, ThresholdSampler
 from executor_engine.template import MAX_HOLE_ROOM, compile_schema, compile_template
+from executor_engine.canvas import TextSlot
 
 AWKWARD = ['say "hi"', "back\\slash", "two\nlines", "café naïve €", "it's \\ \"fine\"", ""]
 
@@ -148,7 +149,9 @@ def test_max_length_counts_characters(engines: dict[str, Engine]) -> None:
     ({"type": "object", "properties": {"a": {"type": "integer"}}}, {"/b": [1]}, "match no value"),
     ({"type": "object", "properties": {"a": {"type": "integer"}}}, {"/a": ["x"]}, "do not fit"),
     ({"type": "object", "properties": {"a": {"type": "string"}}}, {"/a": []}, "no allowed values"),
-    ({"type": "integer", "maximum": 10**6}, {}, "integer bounds"),
+    ({"type": "integer", "minimum": 3, "exclusiveMaximum": 4, "maximum": 2}, {}, "no integer lies within"),
+    ({"type": "number", "minimum": 3, "maximum": 2}, {}, "no number lies within"),
+    ({"type": "string", "minLength": 5, "maxLength": 2}, {}, "minLength > maxLength"),
 ])
 def test_schema_errors(engines: dict[str, Engine], spec: dict, allowed: dict, match: str) -> None:
     with pytest.raises(TemplateError, match=match):
@@ -200,3 +203,28 @@ def test_a_holes_room_keeps_the_allowed_values_that_fit_it(engines: dict[str, En
     assert slot.values == ["3"] and slot.room == len(vocab.encode("3"))
     [slot] = {s for s, _ in compile_template(vocab, "n = {{n:2}}", {"/n": [long]}).canvas.owner.values()}
     assert slot.values == [long]  # none fits: still one of them, in a larger room
+
+
+def test_bounds_and_lengths_pydantic_writes_are_kept(engines: dict[str, Engine]) -> None:
+    engine = engines["dream"]  # an untrained model: whatever it decodes, the bounds hold
+    specs = [{"type": "integer", "minimum": 1}, {"type": "integer", "exclusiveMinimum": 0, "maximum": 10**6},
+             {"type": "integer", "maximum": -5}, {"type": "number", "minimum": 0.5, "maximum": 2.5},
+             {"type": "number", "exclusiveMinimum": 0}, {"type": "string", "minLength": 1},
+             {"type": "string", "minLength": 3, "maxLength": 8}]
+    reqs = [FillInput("t", schema=s) for s in specs] * 4
+    for req, out in zip(reqs, engine.fill(reqs, ThresholdSampler(threshold=0.0))):
+        jsonschema.validate(out.value, req.schema)
+
+
+def test_a_min_length_text_takes_no_pad_until_its_committed_text_is_long_enough(engines: dict[str, Engine]) -> None:
+    vocab = engines["agentpair"].vocab
+    slot = TextSlot(vocab, room=6, min_chars=3)
+    assert not slot.allowed(0)[vocab.pad_id] and not slot.allowed(2)[vocab.pad_id]  # text before it is uncommitted
+    (one,) = [t for t in vocab.encode("a") if vocab.texts[t] == "a"] or [None]
+    assert one is not None
+    slot.commit(0, one)
+    slot.commit(1, one)
+    assert not slot.allowed(2)[vocab.pad_id]  # "aa": two characters
+    slot.commit(2, one)
+    assert slot.allowed(3)[vocab.pad_id]
+    assert TextSlot(vocab, room=6).allowed(0)[vocab.pad_id]  # no minimum: it may be empty
