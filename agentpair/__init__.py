@@ -15,7 +15,8 @@ from agentpair.models import (  # noqa: E402
     Task,
 )
 from agentpair.planner import OpenAIPlanner, Planner, PlannerError, PlanReply, PlanRequest  # noqa: E402
-from agentpair.tools.base import Environment, Observation, Tool, ToolResult, tool  # noqa: E402
+from agentpair.tools.base import Environment, Observation, Tool, ToolResult  # noqa: E402
+from agentpair.tools.functions import FunctionTools, tool  # noqa: E402
 
 # loaded when first used: each pulls a heavy dependency (torch, llama.cpp's client, Chromium's driver)
 _LAZY = {"LocalDiffusionExecutor": "agentpair.executor.local", "ARBaselineExecutor": "agentpair.executor.ar",
@@ -34,7 +35,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "ARBaselineExecutor", "Agent", "AgentEvent", "Browser", "EmbeddedPlanner", "Environment", "Executor",
-    "FillRequest", "FillResult", "FillStats", "LocalDiffusionExecutor", "Observation", "OpenAIExecutor",
+    "FillRequest", "FillResult", "FillStats", "FunctionTools", "LocalDiffusionExecutor", "Observation", "OpenAIExecutor",
     "OpenAIPlanner", "Plan", "PlanReply", "PlanRequest", "Planner", "PlannerError", "RunResult", "Step",
     "StepRecord", "Task", "Tool", "ToolResult", "__version__", "replay", "replay_sync", "scenarios", "tool",
 ]

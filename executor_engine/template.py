@@ -156,6 +156,8 @@ class _SchemaCompiler:
         raise TemplateError(f"{where or '/'}: $ref nesting too deep")
 
     def node(self, schema: dict[str, Any], where: str) -> Decoder:
+        if where not in self.allowed and (optional := self.optional(schema, where)):
+            return optional
         schema = self.resolve(schema, where)
         if where in self.allowed:
             self.used.add(where)
@@ -171,6 +173,21 @@ class _SchemaCompiler:
         if extra:
             raise TemplateError(f"{where or '/'}: unsupported keywords {sorted(extra)} for {kind}")
         return getattr(self, "node_" + kind)(schema, where)
+
+    def optional(self, schema: dict[str, Any], where: str) -> Decoder | None:
+        """A value or null (anyOf with a null branch, as pydantic writes Optional[...]) that is no
+        string: a slot saying whether it is there ("+"), then the value; None where absent. An
+        optional string stays a string, empty where absent."""
+        branches = schema.get("anyOf", [])
+        if not any(b.get("type") == "null" for b in branches) or len(branches) != 2:
+            return None
+        rest = {k: v for k, v in schema.items() if k != "anyOf"}
+        value = self.resolve({**rest, **next(b for b in branches if b.get("type") != "null")}, where)
+        if value.get("type") == "string" and "enum" not in value and "const" not in value:
+            return None
+        present = self.canvas.add_slot(ChoiceSlot(self.vocab, [True, False], ["+", ""]))
+        decode = self.node(value, where)
+        return lambda: decode() if present.value() else None
 
     def choice(self, schema: dict[str, Any], values: list[Any], where: str) -> Decoder:
         check = Draft202012Validator(schema)

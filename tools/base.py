@@ -181,12 +181,3 @@ class Toolbox:
 
     def __len__(self) -> int:
         return len(self._tools)
-
-
-def tool(name: str, description: str, args_model: type[BaseModel]) -> Callable[[ToolFn], Tool]:
-    """Decorator: turn an async function taking `args_model` into a Tool."""
-
-    def wrap(fn: ToolFn) -> Tool:
-        return Tool(name=name, description=description, args_model=args_model, run=fn)
-
-    return wrap

@@ -147,6 +147,10 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
         spans = [typed.group(1)]  # the grounded wording says its value whole: no shorter run of it
     for name, prop in props.items():
         values = spans
+        if kind := _number_kind(prop):  # a number the instruction says
+            values = [int(n) if kind == "integer" and "." not in n else float(n)
+                      for n in dict.fromkeys(m.replace(",", "") for m in NUMBER.findall(instruction))]
+            values = [v for v in values if kind == "number" or isinstance(v, int)]
         if prop.get("x-links"):
             values = list(dict.fromkeys(spans + link_urls(observation.snapshot)))
         if prop.get("x-options"):
@@ -155,6 +159,13 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
         if values:
             allowed["/" + name] = values
     return allowed
+
+
+def _number_kind(prop: dict[str, Any]) -> str | None:
+    """"integer" or "number" for an argument of that type (or optional of it), else None."""
+    kinds = [b.get("type") for b in prop.get("anyOf", [prop])]
+    found = [k for k in kinds if k in ("integer", "number")]
+    return found[0] if found and all(k in ("integer", "number", "null") for k in kinds) else None
 
 
 def _own_words_off(spans: list[str], element_names: set[str]) -> list[str]:

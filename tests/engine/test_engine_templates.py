@@ -228,3 +228,19 @@ def test_a_min_length_text_takes_no_pad_until_its_committed_text_is_long_enough(
     slot.commit(2, one)
     assert slot.allowed(3)[vocab.pad_id]
     assert TextSlot(vocab, room=6).allowed(0)[vocab.pad_id]  # no minimum: it may be empty
+
+
+def test_an_optional_object_or_number_may_be_left_out(engines: dict[str, Engine]) -> None:
+    contact = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 8}}, "required": ["name"]}
+    schema = {"type": "object", "$defs": {"Contact": contact}, "properties": {
+        "contact": {"anyOf": [{"$ref": "#/$defs/Contact"}, {"type": "null"}], "default": None},
+        "count": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+        "note": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
+    vocab = engines["agentpair"].vocab
+    compiled = compile_schema(vocab, schema, {})
+    assert len(compiled.canvas.owner) == len(compile_schema(vocab, {**schema, "properties": {
+        k: v["anyOf"][0] for k, v in schema["properties"].items()}}, {}).canvas.owner) + 2  # two presence slots
+    values = [out.value for out in engines["dream"].fill([FillInput("t", schema=schema)] * 8, ThresholdSampler(threshold=0.0))]
+    for value in values:
+        jsonschema.validate(value, schema)
+        assert isinstance(value["note"], str)

@@ -1,0 +1,84 @@
+"""Tools from typed functions (@tool): the argument model from the signature, the call and its
+result, failures as results; and FunctionTools, the environment that shows its tools' results."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Literal, Optional
+
+from pydantic import BaseModel, Field
+
+from agentpair import FunctionTools, ToolResult, tool
+
+
+class Contact(BaseModel):
+    name: str
+    email: Optional[str] = None
+
+
+@tool
+def file_ticket(customer_id: Annotated[int, Field(ge=1)], subject: Annotated[str, Field(min_length=1)],
+                priority: Literal["low", "normal", "high"] = "normal", contact: Optional[Contact] = None) -> dict:
+    """File a support ticket.
+
+    Args:
+        customer_id: the customer's number
+        subject: one line saying what is wrong
+    """
+    return {"customer_id": customer_id, "subject": subject, "priority": priority, "contact": contact}
+
+
+@tool(name="add")
+async def add_numbers(a: float, b: float) -> float:
+    return a + b
+
+
+def test_the_argument_model_comes_from_the_signature_and_the_docstring() -> None:
+    schema = file_ticket.args_schema()
+    assert file_ticket.name == "file_ticket" and file_ticket.description == "File a support ticket."
+    assert schema["required"] == ["customer_id", "subject"]
+    ident = schema["properties"]["customer_id"]
+    assert ident["minimum"] == 1 and ident["description"] == "the customer's number" and ident["x-verbatim"]
+    assert schema["properties"]["priority"]["enum"] == ["low", "normal", "high"]
+    assert "x-verbatim" not in schema["properties"]["priority"]  # a choice, not a value the step names
+    assert add_numbers.name == "add" and add_numbers.description == "add"
+
+
+def test_a_call_validates_its_arguments_and_returns_the_functions_value() -> None:
+    result = asyncio.run(file_ticket({"customer_id": 7, "subject": "Router", "contact": {"name": "Ada"}}))
+    assert result.ok and result.output["priority"] == "normal" and result.output["contact"] == Contact(name="Ada")
+    assert asyncio.run(add_numbers({"a": 1.5, "b": 2})).output == 3.5
+    refused = asyncio.run(file_ticket({"customer_id": 0, "subject": "Router"}))
+    assert not refused.ok and "greater than or equal to 1" in refused.error
+
+
+def test_an_exception_becomes_a_failed_result_that_names_it() -> None:
+    @tool
+    def broken(path: str) -> str:
+        """Read a file."""
+        raise FileNotFoundError(path)
+
+    result = asyncio.run(broken({"path": "/nowhere"}))
+    assert not result.ok and "broken failed: FileNotFoundError: /nowhere" == result.error
+
+
+def test_a_function_taking_one_model_gets_it_whole() -> None:
+    @tool
+    def save(contact: Contact) -> ToolResult:
+        """Save a contact."""
+        return ToolResult(tool="save", ok=True, output=contact.email)
+
+    assert save.args_model is Contact
+    assert asyncio.run(save({"name": "Ada", "email": "ada@example.org"})).output == "ada@example.org"
+
+
+def test_the_environment_shows_the_latest_results() -> None:
+    env = FunctionTools([add_numbers, file_ticket])
+    assert [t.name for t in env.tools()] == ["add", "file_ticket"]
+    assert asyncio.run(env.observe()).text == "no tool has run yet"
+    asyncio.run(env.tools()[0]({"a": 2, "b": 3}))
+    asyncio.run(env.tools()[1]({"customer_id": 0, "subject": "x"}))  # refused before it ran: the agent's history says so
+    asyncio.run(env.tools()[0]({"a": 2, "b": "x"}))
+    asyncio.run(env.tools()[1]({"customer_id": 4, "subject": "Router"}))
+    shown = asyncio.run(env.observe()).text.splitlines()
+    assert shown == ["add: 5.0", 'file_ticket: {"customer_id": 4, "subject": "Router", "priority": "normal", "contact": null}']
