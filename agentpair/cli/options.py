@@ -6,6 +6,7 @@ Apart from agentpair.cli.main so that its subcommand modules import these withou
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 
@@ -26,7 +27,10 @@ def planner_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--planner-model", help="model name (default: AGENTPAIR_PLANNER_MODEL)")
     parser.add_argument("--grounded", action=argparse.BooleanOptionalAction, default=None,
                         help="plans under the schema narrowed to the page and task (default: on for the embedded "
-                             "planner, off for an endpoint; the endpoint must compile regex patterns, as llama.cpp's does)")
+                             "planner, off for an endpoint)")
+    parser.add_argument("--schema-mode", choices=["pattern", "strict"],
+                        help="how an endpoint is sent plan schemas: as they are, regex patterns and all (llama.cpp, "
+                             "vLLM), or in the strict subset OpenAI enforces (default: strict for api.openai.com)")
     parser.add_argument("--planner-timeout", type=positive_seconds, metavar="S",
                         help="give up a planner request after S seconds (default 60; retried up to 4 times)")
 
@@ -40,5 +44,8 @@ def planner_from_args(args: argparse.Namespace) -> Any:
     if getattr(args, "grounded", None) is not None:
         options["grounded"] = args.grounded
     if getattr(args, "planner_base_url", None):
-        return OpenAIPlanner(base_url=args.planner_base_url, model=args.planner_model, **options)
+        return OpenAIPlanner(base_url=args.planner_base_url, model=args.planner_model,
+                             schema_mode=getattr(args, "schema_mode", None), **options)
+    if getattr(args, "schema_mode", None) and os.environ.get("OPENAI_BASE_URL"):  # the embedded one grounds by pattern
+        options["schema_mode"] = args.schema_mode
     return default_planner(single_model=getattr(args, "single_model", False), **options)

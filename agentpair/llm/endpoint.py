@@ -123,9 +123,9 @@ def _timings(header: str | None) -> dict[str, float]:
     return {k: float(v) for k, v in values.items() if isinstance(v, (int, float))} if isinstance(values, dict) else {}
 
 
-def _response_format(fmt: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
+def _response_format(fmt: str, schema: dict[str, Any], name: str, strict: bool = False) -> dict[str, Any]:
     if fmt == "json_schema":
-        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": strict}}
     return {"type": "json_object", "schema": schema}
 
 
@@ -189,20 +189,22 @@ class Endpoint:
         schema: dict[str, Any],
         name: str = "answer",
         on_attempt: Callable[[Attempt], None] | None = None,
+        strict: bool = False,
     ) -> Completion:
-        """Ask for a JSON answer under `schema`; the returned text is not yet validated. Retries
-        (tenacity) back off between tries; a rejected format or parameter is re-asked at once."""
+        """Ask for a JSON answer under `schema` (`strict`: one in the strict subset, llm.strict, the
+        server is to enforce as such); the returned text is not yet validated. Retries (tenacity)
+        back off between tries; a rejected format or parameter is re-asked at once."""
         attempts: list[Attempt] = []
         retrying = AsyncRetrying(stop=stop_after_attempt(self.max_attempts), wait=self._wait,
                                  retry=retry_if_exception_type(_Retry), reraise=True)
         async for trial in retrying:
             with trial:
                 final = trial.retry_state.attempt_number >= self.max_attempts
-                return await self._ask(messages, schema, name, attempts, on_attempt, final)
+                return await self._ask(messages, schema, name, attempts, on_attempt, final, strict)
         raise AssertionError("unreachable: tenacity returns or raises")
 
     async def _ask(self, messages: list[dict[str, str]], schema: dict[str, Any], name: str, attempts: list[Attempt],
-                   on_attempt: Callable[[Attempt], None] | None, final: bool) -> Completion:
+                   on_attempt: Callable[[Attempt], None] | None, final: bool, strict: bool) -> Completion:
         """One try; _Retry where a later try may succeed, EndpointError where none will (or `final`)."""
         while True:  # each pass is an attempt; only a rejected format or parameter loops
             fmt, started = self.format(), time.perf_counter()
@@ -212,7 +214,7 @@ class Endpoint:
                 raw = await self._client.chat.completions.with_raw_response.create(
                     model=self.model,
                     messages=messages,  # type: ignore[arg-type]
-                    response_format=_response_format(fmt, schema, name),  # type: ignore[arg-type]
+                    response_format=_response_format(fmt, schema, name, strict),  # type: ignore[arg-type]
                     **self._sampling(),
                 )
                 response = _chat_completion(raw)

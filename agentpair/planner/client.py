@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Any, Literal
 
+import jsonschema
 from pydantic import ValidationError
 
 from agentpair.llm.endpoint import Attempt, Endpoint, EndpointError, StructuredOutput
+from agentpair.llm.strict import strict_schema
 from agentpair.models import Plan
 from agentpair.planner import single_model
 from agentpair.planner.grounding.schema import grounded_plan_schema
@@ -31,6 +33,7 @@ def prompt_and_schema(request: PlanRequest) -> tuple[str, dict[str, Any]]:
     return SYSTEM_PROMPT, plan_schema([t.name for t in request.tools], request.output_schema)
 
 
+SchemaMode = Literal["pattern", "strict"]
 DEFAULT_MODEL = "gpt-4o-mini"  # asked for where no model is named and the server does not say its own
 
 
@@ -53,9 +56,13 @@ class OpenAIPlanner:
         backoff_s: float = 0.5,
         max_tokens: int = 1024,
         grounded: bool = False,
+        schema_mode: SchemaMode | None = None,
     ) -> None:
-        """grounded: answer under the schema narrowed to the page and task (grounding.schema), for a
-        server that compiles regex patterns into its grammar (llama.cpp's does)."""
+        """grounded: answer under the schema narrowed to the page and task (grounding.schema).
+        schema_mode: "pattern" sends schemas as they are (regex patterns, bounds: llama.cpp and vLLM
+        compile them into a grammar), "strict" in the subset OpenAI-style strict structured outputs
+        enforce (llm.strict); default strict for api.openai.com, else pattern. Either way the reply
+        is validated against the schema sent and the one it stands for."""
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         model = model or os.environ.get("AGENTPAIR_PLANNER_MODEL")
         self._ask_model = model is None  # the server's own, when it serves exactly one (see _settle_model)
@@ -66,13 +73,14 @@ class OpenAIPlanner:
         )
         self.name = f"openai:{self.endpoint.model}"
         self.grounded = grounded
+        self.schema_mode: SchemaMode = schema_mode or ("strict" if "api.openai.com" in base_url else "pattern")
 
     @property
     def api_key(self) -> str:
         return self.endpoint.api_key
 
     def identity(self) -> dict[str, Any]:
-        return {"kind": "openai", **self.endpoint.identity(), "grounded": self.grounded}
+        return {"kind": "openai", **self.endpoint.identity(), "grounded": self.grounded, "schema_mode": self.schema_mode}
 
     async def _settle_model(self) -> None:
         """With no model named: the one model the server lists (/v1/models), as a local llama.cpp or
@@ -93,13 +101,15 @@ class OpenAIPlanner:
         else:
             schema = prompt_and_schema(request)[1]
         messages = plan_messages(request)
+        strict = self.schema_mode == "strict"
+        sent = strict_schema(schema) if strict else schema
         attempts: list[Attempt] = []
         usage = [0, 0]
         timings: dict[str, float] = {}
         error = ""
         for _ in range(2):
             try:
-                completion = await self.endpoint.complete_json(messages, schema, "plan")
+                completion = await self.endpoint.complete_json(messages, sent, "plan", strict=strict)
             except EndpointError as exc:
                 raise PlannerError(str(exc), attempts + exc.attempts) from exc
             attempts += completion.attempts
@@ -111,9 +121,14 @@ class OpenAIPlanner:
                     timings[key] = timings.get(key, 0.0) + value
             try:
                 data = json.loads(completion.text, strict=False)
+                _validate(data, sent)
+                data = _nulls_off(data) if strict else data
+                _validate(data, schema)
                 plan = Plan.model_validate(_required_tied(data) if self.grounded else data)
-            except (json.JSONDecodeError, ValidationError) as exc:
-                error = _short_error(exc) if isinstance(exc, ValidationError) else f"not JSON: {exc}"
+            except (json.JSONDecodeError, ValidationError, jsonschema.ValidationError) as exc:
+                error = _short_error(exc) if isinstance(exc, ValidationError) else \
+                    f"{'/'.join(map(str, exc.absolute_path)) or 'plan'}: {exc.message[:300]}" \
+                    if isinstance(exc, jsonschema.ValidationError) else f"not JSON: {exc}"
                 messages += [
                     {"role": "assistant", "content": completion.text},
                     {"role": "user", "content": f"That plan is invalid: {error}. Answer again with "
@@ -140,6 +155,19 @@ def _required_tied(plan: Any) -> Any:
                 and isinstance(schema.get("properties"), dict):
             schema["required"] = [name for name in schema["required"] if name in schema["properties"]]
     return plan
+
+
+def _validate(data: Any, schema: dict[str, Any]) -> None:
+    """Raise jsonschema.ValidationError (its most relevant error) where `data` breaks `schema`."""
+    if (error := jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))) is not None:
+        raise error
+
+
+def _nulls_off(data: Any) -> Any:
+    """A strict reply with the nulls standing for absent optional properties left out."""
+    if isinstance(data, dict):
+        return {k: _nulls_off(v) for k, v in data.items() if v is not None}
+    return [_nulls_off(v) for v in data] if isinstance(data, list) else data
 
 
 def _short_error(exc: ValidationError) -> str:

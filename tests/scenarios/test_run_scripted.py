@@ -122,3 +122,13 @@ def test_the_grounded_option_reaches_an_endpoint_planner_and_the_embedded_one(mo
     monkeypatch.delenv("OPENAI_BASE_URL")
     assert planner_from_args(build_parser().parse_args(["run", "login"])).grounded is True  # embedded: on
     assert planner_from_args(build_parser().parse_args(["run", "login", "--no-grounded"])).grounded is False
+
+
+def test_the_schema_mode_option_reaches_an_endpoint_planner(monkeypatch) -> None:
+    from agentpair.cli.main import build_parser, planner_from_args
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert planner_from_args(build_parser().parse_args(["run", "login"])).schema_mode == "pattern"
+    assert planner_from_args(build_parser().parse_args(["run", "login", "--schema-mode", "strict"])).schema_mode == "strict"
+    args = ["run", "login", "--planner-base-url", "http://127.0.0.1:9/v1", "--schema-mode", "strict"]
+    assert planner_from_args(build_parser().parse_args(args)).schema_mode == "strict"
