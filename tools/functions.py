@@ -17,7 +17,8 @@ from pydantic import BaseModel, Field, create_model
 
 from agentpair.tools.base import Observation, Tool, ToolResult
 
-VERBATIM = {"x-verbatim": True}  # a value the step asking for the call names (see agent.step_work)
+# a value the step asking for the call names, maybe after the argument's name (see agent.step_work)
+NAMED = {"x-verbatim": True, "x-labelled": True}
 NAMED_TYPES = (str, int, float)  # arguments whose value a step names word for word
 SHOWN_RESULTS = 5  # the latest results an environment of function tools shows as its page
 
@@ -63,7 +64,7 @@ def _args_model(fn: Callable[..., Any], tool_name: str) -> tuple[type[BaseModel]
     fields: dict[str, Any] = {}
     for p in params:
         hint = hints.get(p.name, str)
-        extra = VERBATIM if _named(hint) else None
+        extra = NAMED if _named(hint) else None
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (hint, Field(default, description=said.get(p.name), json_schema_extra=extra))
     camel = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", tool_name) if part)

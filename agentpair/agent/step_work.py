@@ -119,7 +119,9 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
                    secret_names: Iterable[str] = ()) -> dict[str, list[Any]]:
     """What a tool call's arguments may be: the fitting refs, and for each argument the tool marks
     `x-verbatim` (text to type, an option to pick) a value the instruction names (see
-    verbatim_spans) or the placeholder of a secret it names, since a step names its value;
+    verbatim_spans; a number for a number argument) or the placeholder of a secret it names, since
+    a step names its value; where it marks `x-labelled` (a function tool's), without the label that
+    names the argument before it ("the subject X": X, see _label_off);
     where it marks `x-links` (a URL to open) also a link target on the page, and where it marks
     `x-options` (an option) only the named values the page shows as options, if any is; never
     the step's own wording run on (_own_words_off); a step in the grounded wording ("type X into the
@@ -146,7 +148,8 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     elif typed and typed.group(1) in spans:
         spans = [typed.group(1)]  # the grounded wording says its value whole: no shorter run of it
     for name, prop in props.items():
-        values = spans
+        values = list(dict.fromkeys(_label_off(s, name, prop.get("description", "")) for s in spans)) \
+            if prop.get("x-labelled") else spans
         if kind := _number_kind(prop):  # a number the instruction says
             values = [int(n) if kind == "integer" and "." not in n else float(n)
                       for n in dict.fromkeys(m.replace(",", "") for m in NUMBER.findall(instruction))]
@@ -159,6 +162,19 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
         if values:
             allowed["/" + name] = values
     return allowed
+
+
+def _label_off(span: str, name: str, description: str) -> str:
+    """A value the step labels with its argument's name or description ("the subject Router keeps
+    rebooting" for `subject`, "the e-mail address ada@x.org" for an e-mail's), without the label."""
+    said = re.findall(r"[a-z][a-z-]*", f"{name.replace('_', ' ')} {description}".lower())
+    label = {w.replace("-", "") for w in said if len(w) > 2 and w not in ARTICLES}
+    words = span.split()
+    at = next((i for i, w in enumerate(words) if w.lower() not in ARTICLES), len(words))
+    end = at
+    while end < len(words) - 1 and words[end].lower().replace("-", "").strip(":") in label:
+        end += 1
+    return " ".join(words[end:]) if end > at else span
 
 
 def _number_kind(prop: dict[str, Any]) -> str | None:

@@ -39,6 +39,7 @@ def test_the_argument_model_comes_from_the_signature_and_the_docstring() -> None
     assert schema["required"] == ["customer_id", "subject"]
     ident = schema["properties"]["customer_id"]
     assert ident["minimum"] == 1 and ident["description"] == "the customer's number" and ident["x-verbatim"]
+    assert ident["x-labelled"]
     assert schema["properties"]["priority"]["enum"] == ["low", "normal", "high"]
     assert "x-verbatim" not in schema["properties"]["priority"]  # a choice, not a value the step names
     assert add_numbers.name == "add" and add_numbers.description == "add"
@@ -82,3 +83,14 @@ def test_the_environment_shows_the_latest_results() -> None:
     asyncio.run(env.tools()[1]({"customer_id": 4, "subject": "Router"}))
     shown = asyncio.run(env.observe()).text.splitlines()
     assert shown == ["add: 5.0", 'file_ticket: {"customer_id": 4, "subject": "Router", "priority": "normal", "contact": null}']
+
+
+def test_the_executor_is_offered_the_values_a_step_names_for_each_argument() -> None:
+    from agentpair.agent.step_work import allowed_values
+    from agentpair.tools.base import Observation
+
+    offers = allowed_values(Observation(), file_ticket.args_schema(),
+                            "file a ticket for customer 1042 with the subject Router keeps rebooting")
+    assert offers["/customer_id"] == [1042]
+    assert "Router keeps rebooting" in offers["/subject"] and "the subject Router keeps rebooting" not in offers["/subject"]
+    assert "/priority" not in offers  # a choice the executor makes among the Literal's values
