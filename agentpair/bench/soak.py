@@ -47,15 +47,18 @@ def descendants(root: int) -> list[int]:
 
 
 def _name(pid: int) -> str:
-    """The process's command name, with Chromium's process type where it has one ("chromium renderer")."""
+    """The process's command name, with Chromium's process type where it has one ("chromium renderer"),
+    and a utility process's service ("chromium utility storage.mojom.StorageService")."""
     try:
         with open(f"/proc/{pid}/comm") as f:
             name = f.read().strip()
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            kind = m.group(1).decode() if (m := re.search(rb"--type=([\w-]+)", f.read())) else ""
+            cmdline = f.read()
     except OSError:
         return "?"
-    return f"{name} {kind}".strip()
+    kind = m.group(1).decode() if (m := re.search(rb"--type=([\w-]+)", cmdline)) else ""
+    service = m.group(1).decode() if (m := re.search(rb"--utility-sub-type=([\w.-]+)", cmdline)) else ""
+    return " ".join(p for p in (name, kind, service) if p)
 
 
 def _rss_mb(pid: int) -> float:
