@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -24,9 +25,14 @@ def test_importing_agentpair_loads_neither_torch_nor_llama_cpp() -> None:
 
 
 def test_the_built_wheel_installs_only_agentpair_and_its_engine_at_the_top(tmp_path) -> None:
-    root = Path(__file__).resolve().parents[1]
+    root, source = Path(__file__).resolve().parents[1], tmp_path / "source"  # built from a copy: no build/ left here
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(root / name, source / name)
+    for name in ("agentpair", "executor_engine", "tools", "scenarios"):
+        shutil.copytree(root / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                            str(tmp_path), str(root)], capture_output=True, text=True, timeout=300)
+                            str(tmp_path), str(source)], capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr
     (wheel,) = tmp_path.glob("agentpair-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
