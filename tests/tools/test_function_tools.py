@@ -94,3 +94,18 @@ def test_the_executor_is_offered_the_values_a_step_names_for_each_argument() -> 
     assert offers["/customer_id"] == [1042]
     assert "Router keeps rebooting" in offers["/subject"] and "the subject Router keeps rebooting" not in offers["/subject"]
     assert "/priority" not in offers  # a choice the executor makes among the Literal's values
+
+
+async def test_tools_given_to_the_agent_sit_beside_the_environments_and_run_in_the_loop(tmp_path) -> None:
+    from agentpair import Agent
+    from tests.doubles import ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
+
+    plans = [{"thought": "t", "steps": [{"kind": "act", "tool": "add", "instruction": "add 2 and 3"}]},
+             {"thought": "t", "steps": [{"kind": "finish", "instruction": "done", "answer": "5"}]}]
+    planner = ScriptedPlanner(plans)
+    agent = Agent(planner=planner, executor=ScriptedExecutor([{"a": 2, "b": 3}]), browser=SleepyEnvironment(),
+                  tools=[add_numbers], trace_dir=tmp_path)
+    result = await agent.run("Add 2 and 3.", max_steps=4)
+    assert result.finished and result.steps[0].tool_args == {"a": 2, "b": 3} and result.steps[0].output == 5.0
+    offered = [t.name for t in planner.requests[0].tools]
+    assert "add" in offered and len(offered) > 1  # the environment's own tools too
