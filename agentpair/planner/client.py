@@ -121,10 +121,11 @@ class OpenAIPlanner:
                     timings[key] = timings.get(key, 0.0) + value
             try:
                 data = json.loads(completion.text, strict=False)
-                _validate(data, sent)
-                data = _nulls_off(data) if strict else data
-                _validate(data, schema)
-                plan = Plan.model_validate(_required_tied(data) if self.grounded else data)
+                if strict:
+                    _validate(data, sent)
+                    data = _nulls_off(data)
+                plan = Plan.model_validate(_required_tied(data) if self.grounded else data)  # its words first
+                _validate(_required_tied(data) if self.grounded else data, schema)
             except (json.JSONDecodeError, ValidationError, jsonschema.ValidationError) as exc:
                 error = _short_error(exc) if isinstance(exc, ValidationError) else \
                     f"{'/'.join(map(str, exc.absolute_path)) or 'plan'}: {exc.message[:300]}" \

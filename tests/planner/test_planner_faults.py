@@ -73,7 +73,8 @@ async def test_json_schema_mode_sends_openai_response_format() -> None:
 
 async def test_the_sent_schema_asks_for_a_text_answer_unless_the_task_has_an_answer_schema() -> None:
     facts = {"type": "object", "required": ["price"], "properties": {"price": {"type": "number"}}}
-    with FakeEndpoint([Reply(content=GOOD), Reply(content=GOOD)]) as fake:
+    priced = json.dumps({"thought": "t", "steps": [{"kind": "finish", "instruction": "done", "answer": {"price": 3}}]})
+    with FakeEndpoint([Reply(content=GOOD), Reply(content=priced)]) as fake:
         await planner(fake).plan(REQUEST)
         await planner(fake).plan(REQUEST.model_copy(update={"output_schema": facts}))
     text, structured = (r["body"]["response_format"]["json_schema"]["schema"] for r in fake.requests)
