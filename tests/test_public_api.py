@@ -38,4 +38,4 @@ def test_the_built_wheel_installs_only_agentpair_and_its_engine_at_the_top(tmp_p
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"agentpair", "executor_engine"}
     assert "agentpair/tools/browser.py" in names and "agentpair/scenarios/bundled/login/scenario.toml" in names
-    assert "agentpair/weights/planner-lora.gguf" in names
+    assert "agentpair/weights/planner-lora.gguf" in names and "agentpair/py.typed" in names

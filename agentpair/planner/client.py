@@ -20,10 +20,11 @@ from agentpair.planner.grounding.schema import grounded_plan_schema
 from agentpair.planner.request import (SYSTEM_PROMPT, PlannerError, PlanReply, PlanRequest, plan_schema, render_user_message)
 
 
-def plan_messages(request: PlanRequest) -> list[dict[str, str]]:
-    """The chat messages of a planner call; planner training data is built with this too."""
+def plan_messages(request: PlanRequest, describe_tools: bool = False) -> list[dict[str, str]]:
+    """The chat messages of a planner call (`describe_tools`: with each tool's description, not only
+    its name); planner training data is built with this too, names only."""
     return [{"role": "system", "content": prompt_and_schema(request)[0]},
-            {"role": "user", "content": render_user_message(request)}]
+            {"role": "user", "content": render_user_message(request, describe_tools)}]
 
 
 def prompt_and_schema(request: PlanRequest) -> tuple[str, dict[str, Any]]:
@@ -57,12 +58,14 @@ class OpenAIPlanner:
         max_tokens: int = 1024,
         grounded: bool = False,
         schema_mode: SchemaMode | None = None,
+        describe_tools: bool = True,
     ) -> None:
         """grounded: answer under the schema narrowed to the page and task (grounding.schema).
         schema_mode: "pattern" sends schemas as they are (regex patterns, bounds: llama.cpp and vLLM
         compile them into a grammar), "strict" in the subset OpenAI-style strict structured outputs
         enforce (llm.strict); default strict for api.openai.com, else pattern. Either way the reply
-        is validated against the schema sent and the one it stands for."""
+        is validated against the schema sent and the one it stands for. describe_tools: the prompt
+        gives each tool's description, not only its name (the embedded planner was trained on names)."""
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         model = model or os.environ.get("AGENTPAIR_PLANNER_MODEL")
         self._ask_model = model is None  # the server's own, when it serves exactly one (see _settle_model)
@@ -74,6 +77,7 @@ class OpenAIPlanner:
         self.name = f"openai:{self.endpoint.model}"
         self.grounded = grounded
         self.schema_mode: SchemaMode = schema_mode or ("strict" if "api.openai.com" in base_url else "pattern")
+        self.describe_tools = describe_tools
 
     @property
     def api_key(self) -> str:
@@ -100,7 +104,7 @@ class OpenAIPlanner:
             schema = grounded_plan_schema(request)
         else:
             schema = prompt_and_schema(request)[1]
-        messages = plan_messages(request)
+        messages = plan_messages(request, self.describe_tools)
         strict = self.schema_mode == "strict"
         sent = strict_schema(schema) if strict else schema
         attempts: list[Attempt] = []

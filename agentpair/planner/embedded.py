@@ -42,7 +42,7 @@ class EmbeddedPlanner:
             if not lora.is_file():
                 raise EmbeddedModelError(f"the planner adapter {lora} is missing from this install")
         self.server = LlamaServer(model, lora=lora or None, n_ctx=n_ctx)
-        self._options = {"max_tokens": PLAN_MAX_TOKENS, "grounded": True, **planner_options}
+        self._options = {"max_tokens": PLAN_MAX_TOKENS, "grounded": True, "describe_tools": False, **planner_options}
         self.grounded = bool(self._options["grounded"])  # under the schema grounded in the page, by default
         self._planner: OpenAIPlanner | None = None
         self.name = "embedded:" + (Path(model).name if model else SMOLLM2_FILE)

@@ -189,15 +189,15 @@ finish: "answer" is the final answer.
 Plan only for this page; you see the next one after. Repair FAILED steps. Secrets stay {{secret:NAME}}."""
 
 
-def render_user_message(request: PlanRequest) -> str:
-    """Short, since every token costs a small local planner time: tool names only (a single
-    model, which writes arguments, also gets their descriptions)."""
+def render_user_message(request: PlanRequest, describe_tools: bool = False) -> str:
+    """Short, since every token costs a small local planner time: tool names only, unless
+    `describe_tools` (a capable endpoint's planner) or a single model, which writes arguments."""
     parts = [f"Goal: {request.goal}"]
     if request.output_schema:
         parts.append(f"Answer schema: {json.dumps(request.output_schema)}")
     if request.secret_names:
         parts.append("Secrets: " + ", ".join("{{secret:" + n + "}}" for n in request.secret_names))
-    if request.single_model:
+    if request.single_model or describe_tools:
         parts.append("Tools: " + "; ".join(f"{t.name}: {t.description}" for t in request.tools))
     else:
         parts.append("Tools: " + ", ".join(t.name for t in request.tools))

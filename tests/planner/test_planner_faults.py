@@ -183,3 +183,12 @@ async def test_parameters_a_reasoning_model_rejects_are_dropped_without_spending
         with pytest.raises(PlannerError):  # any other 400 is no parameter to drop: an error at once
             await planner(fake).plan(REQUEST)
         assert len(fake.requests) == 1
+
+
+async def test_an_endpoint_planner_reads_the_tools_descriptions_and_the_embedded_one_their_names() -> None:
+    from agentpair.planner.embedded import EmbeddedPlanner
+
+    with FakeEndpoint([Reply(content=GOOD)]) as fake:
+        await planner(fake).plan(REQUEST)
+    assert "Tools: click: click" in fake.requests[0]["body"]["messages"][-1]["content"]
+    assert EmbeddedPlanner()._options["describe_tools"] is False  # it was trained on names only
