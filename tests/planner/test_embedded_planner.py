@@ -116,7 +116,7 @@ async def test_under_the_grounded_schema_the_bare_model_names_only_what_page_and
     planner = OpenAIPlanner(base_url=server.base_url, model="smollm2", structured_output="llamacpp", grounded=True)
     reply = await planner.plan(request)
     await planner.aclose()
-    jsonschema.validate(json.loads(reply.raw), grounded_plan_schema(request))  # the bare model, unguided, does not
+    jsonschema.validate(json.loads(reply.raw, strict=False), grounded_plan_schema(request))  # the bare model, unguided, does not
 
 
 async def test_with_an_answer_schema_half_read_the_bare_model_can_only_read_the_rest(server: LlamaServer) -> None:
@@ -129,7 +129,7 @@ async def test_with_an_answer_schema_half_read_the_bare_model_can_only_read_the_
     planner = OpenAIPlanner(base_url=server.base_url, model="smollm2", structured_output="llamacpp", grounded=True)
     reply = await planner.plan(request)
     await planner.aclose()
-    jsonschema.validate(json.loads(reply.raw), grounded_plan_schema(request))  # the server compiled the const
+    jsonschema.validate(json.loads(reply.raw, strict=False), grounded_plan_schema(request))  # the server compiled the const
     assert all(step.kind != "finish" for step in reply.plan.steps)
     assert all(step.schema_["properties"].keys() == {"name"} for step in reply.plan.steps if step.kind == "extract")
 
