@@ -128,8 +128,9 @@ class OpenAIPlanner:
                 if strict:
                     _validate(data, sent)
                     data = _nulls_off(data)
-                plan = Plan.model_validate(_required_tied(data) if self.grounded else data)  # its words first
-                _validate(_required_tied(data) if self.grounded else data, schema)
+                data = _required_tied(data) if self.grounded else data
+                plan = Plan.model_validate(data)  # its words first, then the schema it was asked under
+                _validate(data, schema)
             except (json.JSONDecodeError, ValidationError, jsonschema.ValidationError) as exc:
                 error = _short_error(exc) if isinstance(exc, ValidationError) else \
                     f"{'/'.join(map(str, exc.absolute_path)) or 'plan'}: {exc.message[:300]}" \
