@@ -130,7 +130,7 @@ def bench_planner(data: Path, limit: int | None = None, lora: Path | bool | None
             free = [await unconstrained(planner.base_url, call) for call in calls]
         finally:
             await planner.aclose()
-        bare = bare_ms_per_token(planner.server.model or default_gguf(), planner.server.lora)
+        bare = bare_ms_per_token(planner.server.served or default_gguf())
         return {"model": planner.name, "lora": planner.identity()["lora"], "data": str(data), **scores,
                 **cost_breakdown(calls, free, bare)}
 
@@ -186,14 +186,15 @@ def cost_breakdown(calls: list[dict[str, Any]], free: list[dict[str, float]], ba
     }
 
 
-def bare_ms_per_token(model: Path, lora: Path | None, tokens: int = 64) -> float:
+def bare_ms_per_token(model: Path, tokens: int = 64) -> float:
     """llama.cpp's own greedy decode time per token, through its API in this process, at the server's
-    thread count, with the same model and adapter: the floor a planner call's tokens could cost."""
+    thread count, with the model the server runs (the adapter merged in): the floor a planner call's
+    tokens could cost."""
     import os
 
     from llama_cpp import Llama
 
-    llm = Llama(str(model), lora_path=str(lora) if lora else None, n_ctx=1024, n_threads=os.cpu_count() or 1,
+    llm = Llama(str(model), n_ctx=1024, n_threads=os.cpu_count() or 1,
                 verbose=False)
     try:
         llm.eval(llm.tokenize(b"Plan a web agent's next steps on the page shown, as JSON."))

