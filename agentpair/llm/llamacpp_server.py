@@ -1,5 +1,6 @@
 """The embedded planner's server process: llama-cpp-python's OpenAI-compatible server, with greedy
-decoding under a grammar that tries the model's top token before filtering the vocabulary.
+decoding under a JSON schema by llguidance, forced tokens evaluated in batches (agentpair.llm.fast_forward),
+and under any other grammar a sampler that tries the model's top token before filtering the vocabulary.
 
 llama.cpp's sampler chain runs the grammar over every token of the vocabulary at every step
 (49,152 for SmolLM2), a third of a planned token's time on this CPU. Under greedy decoding only
@@ -10,7 +11,7 @@ the arguments of `python -m llama_cpp.server`.
 It also keeps what each JSON schema compiles to (a grounded schema is asked again on a re-ask or a
 page seen before) and says where a chat call's time went, in the response header TIMINGS_HEADER
 (JSON: prompt tokens evaluated and their ms, tokens decoded and their ms, tokens sampled under the
-grammar and their ms, grammar build and sampler set-up ms, the call's ms in the server), read by
+grammar and their ms, tokens the schema forced, grammar build and sampler set-up ms, the call's ms in the server), read by
 agentpair.llm.endpoint.
 """
 
@@ -32,10 +33,14 @@ from llama_cpp import Llama
 from llama_cpp import _internals as internals
 from llama_cpp import llama_grammar
 
+from agentpair.llm import fast_forward
+
 TIMINGS_HEADER = "x-agentpair-timings"  # agentpair.llm.endpoint reads it (not imported: the package would load)
 STOCK_CHAT = Llama.create_chat_completion
 STOCK_EVAL = Llama.eval
 STOCK_SAMPLE = Llama.sample
+STOCK_GENERATE = Llama.generate
+GENERATE_SIGNATURE = inspect.signature(STOCK_GENERATE)
 STOCK_FROM_JSON_SCHEMA = llama_grammar.LlamaGrammar.from_json_schema.__func__  # type: ignore[attr-defined]
 _call = threading.local()  # the running call's grammar and sampler set-up times (one llama call at a time)
 _last: dict[str, float] = {}  # the last call's timings, for the response header
@@ -109,11 +114,44 @@ def _compiled(json_schema: str) -> llama_grammar.LlamaGrammar:
 
 
 def from_json_schema(cls: type, json_schema: str, verbose: bool = True) -> llama_grammar.LlamaGrammar:
-    """`LlamaGrammar.from_json_schema`, kept per schema text (the grammar holds only its text), timed."""
+    """`LlamaGrammar.from_json_schema`, kept per schema text (the grammar holds only its text), timed;
+    the grammar remembers its schema for `guided_generate`."""
     started = time.perf_counter()
     grammar = _compiled(json_schema)
+    grammar.json_schema = json_schema  # type: ignore[attr-defined]
+    try:
+        fast_forward.compiled(json_schema)  # llguidance's grammar too, timed with llama.cpp's
+    except ValueError as exc:
+        print(f"agentpair.llm.llamacpp_server: llguidance cannot take this schema ({exc}); "
+              "llama.cpp's grammar decodes it", file=sys.stderr, flush=True)
     _call.grammar_ms = getattr(_call, "grammar_ms", 0.0) + (time.perf_counter() - started) * 1e3
     return grammar
+
+
+def guided_generate(self: Llama, tokens: Any, *args: Any, **kwargs: Any) -> Any:
+    """`Llama.generate`, by fast_forward where greedy decoding runs under a JSON schema that llguidance
+    takes; anything else (sampling, logits processors, a draft model) by the stock generator."""
+    settings = GENERATE_SIGNATURE.bind(self, tokens, *args, **kwargs)
+    settings.apply_defaults()
+    given = settings.arguments
+    schema = getattr(given["grammar"], "json_schema", None)
+    plain = (given["temp"] == 0.0 and given["reset"] and given["logits_processor"] is None
+             and self.draft_model is None
+             and not (self._is_recurrent or self._is_hybrid))
+    if schema is None or not plain or not _llguidance_takes(schema):
+        return STOCK_GENERATE(self, tokens, *args, **kwargs)
+    penalties = fast_forward.Penalties(self.last_n_tokens_size, given["repeat_penalty"],
+                                       given["frequency_penalty"], given["presence_penalty"])
+    return fast_forward.generate(self, list(tokens), schema, penalties, _count,
+                                 lambda batch: STOCK_EVAL(self, batch), given["stopping_criteria"])
+
+
+def _llguidance_takes(schema: str) -> bool:
+    try:
+        fast_forward.compiled(schema)
+        return True
+    except ValueError:
+        return False
 
 
 def timed_eval(self: Llama, tokens: Any) -> None:
@@ -149,7 +187,7 @@ def timed_chat_completion(self: Llama, *args: Any, **kwargs: Any) -> Any:
     finally:
         _last.clear()
         _last.update({"prompt_n": 0, "prompt_ms": 0.0, "predicted_n": 0, "predicted_ms": 0.0, "sample_n": 0,
-                      "sample_ms": 0.0, **_call.timings, "grammar_build_ms": _call.grammar_ms,
+                      "sample_ms": 0.0, "forced_n": 0, **_call.timings, "grammar_build_ms": _call.grammar_ms,
                       "sampler_init_ms": _call.sampler_ms, "call_ms": (time.perf_counter() - started) * 1e3})
         _call.timings = None
 
@@ -184,6 +222,7 @@ def main() -> None:
     llama_grammar.LlamaGrammar.from_json_schema = classmethod(from_json_schema)  # type: ignore[method-assign]
     Llama.create_chat_completion = timed_chat_completion  # type: ignore[method-assign]
     Llama.eval, Llama.sample = timed_eval, timed_sample  # type: ignore[method-assign]
+    Llama.generate = guided_generate  # type: ignore[method-assign]
     from llama_cpp.server.__main__ import main as serve  # it takes create_app from the module now
 
     installed = install()
