@@ -105,7 +105,8 @@ class LlamaServer:
         # alone, and on 2 cores a planned token then takes 18 ms instead of 24
         cmd = [sys.executable, "-m", "agentpair.llm.llamacpp_server", "--model", str(model), "--host", "127.0.0.1",
                "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(os.cpu_count() or 1),
-               "--logits_all", "false"]  # the server's default computes and copies every prompt token's logits
+               # not every prompt token's logits (the server's default); flash attention: prompts 16% faster here
+               "--logits_all", "false", "--flash_attn", "true"]
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT,
                                       stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
