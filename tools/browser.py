@@ -37,6 +37,9 @@ LAUNCH_ARGS = [
     # the guard fulfils navigations itself, so Chromium no longer knows a page came from a local
     # address and would refuse its WebSockets to that very address; the guard checks origins instead
     "--disable-features=LocalNetworkAccessChecks",
+    # a class given: three minutes in, Chromium would start a process that rates this machine for
+    # on-device AI models and stays (1: Chromium's "error" class, no on-device model is tried)
+    "--optimization-guide-performance-class=1",
 ]
 SHOWN_VALUE = re.compile(r'^\s*- (?:textbox|searchbox) "[^\n]*?\[ref=(e\d+)\][^:\n]*: (.+)$', re.M)  # a field showing a value
 NON_SUBMIT_JS = """el => !!el.form && ['button', 'reset'].includes(el.type) && [...el.form.elements].some(
