@@ -18,7 +18,7 @@ for device in cuda cpu; do
   echo "evaluating the shipped executors on $device"
   timeout 200 $py - "$device" > "$out/eval-$device.json" <<'EOF'
 import json, sys
-from executor_engine.evaluate import evaluate
+from executor_engine.training.evaluate import evaluate
 w = "agentpair/weights/"
 print(json.dumps(evaluate(w + "executor", w + "executor-ar", "data/executor/heldout.jsonl",
                           device=sys.argv[1])))

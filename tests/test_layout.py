@@ -16,7 +16,7 @@ PACKAGES = {"agentpair": "agentpair", "executor_engine": "executor_engine", "too
 # each folder's layer: a module imports from its own layer or those below, never from one above
 LAYERS = [["agentpair.version", "agentpair.errors", "agentpair.models", "agentpair.tools", "executor_engine",
            "agentpair.scenarios.bundled"],
-          ["agentpair.tracing", "agentpair.llm"],
+          ["agentpair.tracing", "agentpair.llm", "executor_engine.training"],  # training apart from inference
           ["agentpair.executor", "agentpair.planner"],
           ["agentpair.agent", "agentpair.progress"],
           ["agentpair.replay", "agentpair.scenarios"],

@@ -41,7 +41,7 @@ def _eval_report(args: argparse.Namespace) -> dict:
 
     from agentpair.training.datagen.build import EVAL_PAGES, build
     from agentpair.executor.local import WEIGHTS
-    from executor_engine.evaluate import evaluate
+    from executor_engine.training.evaluate import evaluate
 
     data = Path(args.data)
     if not data.is_file() and data.stem in EVAL_PAGES:  # regenerated from its fixed seeds (renders in Chromium)

@@ -12,7 +12,7 @@ import pytest
 from agentpair.training.datagen.build import make_pages
 from agentpair.training.datagen.vocab import VOCABS
 from executor_engine.canvas import Vocab
-from executor_engine.data import encode_record, record_texts, train_tokenizer
+from executor_engine.training.data import encode_record, record_texts, train_tokenizer
 from tests.datagen_helpers import offline_records
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "executor"

@@ -14,9 +14,9 @@ from safetensors.torch import load_file
 from executor_engine import Engine, FillInput, ThresholdSampler
 from executor_engine.ar import ARDecoder
 from executor_engine.canvas import Vocab
-from executor_engine.data import Renamer, encode_record, group_by_context, json_strings, pack, \
+from executor_engine.training.data import Renamer, encode_record, group_by_context, json_strings, pack, \
     page_words, record_texts, train_tokenizer
-from executor_engine.train import parse_args, train
+from executor_engine.training.train import parse_args, train
 from tests.datagen_helpers import offline_records
 
 TINY = ["--d-model", "32", "--layers", "2", "--heads", "2", "--kv-heads", "2", "--mlp", "64",
@@ -182,7 +182,7 @@ def test_shipped_ar_baseline_fills_a_tool_call():
 
 def test_the_evaluation_reports_both_decoders_side_by_side_on_the_shipped_weights(tmp_path: Path):
     from agentpair.executor.local import WEIGHTS
-    from executor_engine.evaluate import evaluate
+    from executor_engine.training.evaluate import evaluate
 
     records = offline_records("heldout", 4)
     data = tmp_path / "heldout.jsonl"

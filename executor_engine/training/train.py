@@ -1,5 +1,5 @@
 """Train the executor model (masked diffusion, or the causal AR baseline) from dataset JSONL:
-`python -m executor_engine.train --data data/executor/train.jsonl --out runs/diff --arch diffusion`.
+`python -m executor_engine.training.train --data data/executor/train.jsonl --out runs/diff --arch diffusion`.
 
 Logs to <out>/train.log, keeps <out>/state.pt (resumable, every --ckpt-every-s) and writes a
 checkpoint directory (config.json, tokenizer.json, model.safetensors) at <out>/final.
@@ -22,10 +22,10 @@ from tokenizers import Tokenizer
 from executor_engine.canvas import Vocab
 from executor_engine.checkpoint import load_model, read_config, save_checkpoint
 from executor_engine.ar import ARDecoder
-from executor_engine.data import (Batch, Encoded, Renamer, encode_record, group_by_context,
+from executor_engine.training.data import (Batch, Encoded, Renamer, encode_record, group_by_context,
                                   pack, read_jsonl, record_texts, train_tokenizer)
 from executor_engine.engine import Engine
-from executor_engine.evaluate import run, score, spread
+from executor_engine.training.evaluate import run, score, spread
 from executor_engine.model import DiffusionLM, ModelConfig
 from executor_engine.sampler import ThresholdSampler
 from executor_engine.testing import config_json

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from executor_engine.ar import ARDecoder
-from executor_engine.data import read_jsonl
+from executor_engine.training.data import read_jsonl
 from executor_engine.engine import Engine, FillInput, FillOutput
 from executor_engine.sampler import ReferenceSampler, ThresholdSampler
 from executor_engine.template import HOLE
