@@ -35,6 +35,11 @@ def tokenizer(vocab: int) -> Any:
         return lltokenizer_from_vocab(vocab)
 
 
+def tokenizer_of(llm: Any) -> Any:
+    vocab = llm._model.vocab  # llama_vocab_p: an int or a c_void_p, by llama-cpp-python's version
+    return tokenizer(vocab if isinstance(vocab, int) else vocab.value)
+
+
 @functools.lru_cache(maxsize=64)
 def compiled(json_schema: str) -> str:
     """The llguidance grammar of a JSON schema (ValueError where llguidance cannot express it)."""
@@ -82,6 +87,18 @@ def pick(logits: np.ndarray, matcher: Any) -> int:
     return int(np.argmax(masked[0]))
 
 
+def only_the_end(matcher: Any, vocab_size: int, end: int) -> bool:
+    """Whether the grammar is complete and allows nothing but the end token (no forward needed)."""
+    if not matcher.is_accepting():
+        return False
+    from llguidance.numpy import allocate_token_bitmask, fill_next_token_bitmask
+
+    mask = allocate_token_bitmask(1, vocab_size)
+    fill_next_token_bitmask(matcher, mask)
+    bits = mask[0].view(np.uint32)  # bit t % 32 of word t // 32: token t allowed
+    return np.flatnonzero(bits).tolist() == [end // 32] and int(bits[end // 32]) == 1 << (end % 32)
+
+
 def cached_prefix(llm: Any, tokens: Sequence[int]) -> int:
     """How many of the prompt's tokens the model's cache already holds (one at least is evaluated
     again: its logits are needed)."""
@@ -103,8 +120,8 @@ def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penal
 
     import llguidance
 
-    vocab = llm._model.vocab  # llama_vocab_p
-    matcher = llguidance.LLMatcher(tokenizer(vocab if isinstance(vocab, int) else vocab.value), compiled(json_schema))
+    words = tokenizer_of(llm)
+    matcher = llguidance.LLMatcher(words, compiled(json_schema))
     llm.n_tokens = cached_prefix(llm, tokens)  # eval drops the cache past this point
     pending = list(tokens[llm.n_tokens:])
     kind = "prompt"
@@ -116,6 +133,10 @@ def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penal
             pending += forced
             count("forced", len(forced), time.perf_counter())  # counted, no time of their own
             yield from forced
+        if only_the_end(matcher, llm.n_vocab(), words.eos_token):
+            count("forced", 1, time.perf_counter())
+            yield words.eos_token  # the answer is complete: its last tokens need no forward
+            return
         started = time.perf_counter()
         eval_tokens(pending)
         count(kind, len(pending), started)

@@ -74,6 +74,20 @@ def test_the_same_plan_as_llama_cpps_grammar_with_most_tokens_forced(
 
 
 @pytest.mark.slow
+def test_a_complete_answer_ends_without_a_forward(llm: Llama) -> None:
+    import llguidance
+
+    words = fast_forward.tokenizer_of(llm)
+    matcher = llguidance.LLMatcher(words, fast_forward.compiled(json.dumps(
+        {"type": "object", "required": ["a"], "additionalProperties": False, "properties": {"a": {"enum": ["x", "yz"]}}})))
+    assert not fast_forward.only_the_end(matcher, llm.n_vocab(), words.eos_token)  # nothing written yet
+    assert matcher.consume_tokens(llm.tokenize(b'{"a": "x"', add_bos=False))
+    assert not fast_forward.only_the_end(matcher, llm.n_vocab(), words.eos_token)  # the object is still open
+    assert matcher.consume_tokens(llm.tokenize(b"}", add_bos=False))
+    assert fast_forward.only_the_end(matcher, llm.n_vocab(), words.eos_token)
+
+
+@pytest.mark.slow
 def test_what_llguidance_cannot_take_is_decoded_by_the_stock_chain(llm: Llama, monkeypatch) -> None:
     schema = {"type": "object", "required": ["day"], "additionalProperties": False,
               "properties": {"day": {"type": "string", "format": "bogus-format", "maxLength": 12}}}
