@@ -96,6 +96,16 @@ class Browser(Guard):
         self._routed: set[int] = set()
         self._loading: set[Route] = set()
         self._deciding = 0
+        self._host: Browser | None = None  # the Browser whose Chromium this one opens its contexts in
+
+    def sibling(self) -> Browser:
+        """Another Browser in this one's Chromium: the same settings, contexts of its own (so runs can go on
+        side by side), closed with it; the Chromium stays this one's to close."""
+        other = Browser(headless=self.headless, executable_path=self.executable_path,
+                        snapshot_chars=self.snapshot_chars, text_chars=self.text_chars,
+                        action_timeout_ms=self.action_timeout_ms, navigation_timeout_ms=self.navigation_timeout_ms)
+        other._host = self
+        return other
 
     # ---- lifecycle -------------------------------------------------------------------------
     async def __aenter__(self) -> Browser:
@@ -107,7 +117,10 @@ class Browser(Guard):
 
     async def start(self) -> None:
         """Launch Chromium (owned mode) or hook the caller's page; idempotent."""
-        if self._owned and self._browser is None:
+        if self._owned and self._browser is None and self._host is not None:
+            await self._host.start()
+            self._browser = self._host._browser
+        elif self._owned and self._browser is None:
             self._pw = await async_playwright().start()
             path = find_chromium(self.executable_path, self._pw.chromium.executable_path)
             self._browser = await self._pw.chromium.launch(
@@ -119,7 +132,11 @@ class Browser(Guard):
 
     async def close(self) -> None:
         """Close what this Browser started; a caller's page is left open."""
-        if self._owned:
+        if self._owned and self._host is not None:
+            if self._context is not None:
+                await self._context.close()
+            self._browser = self._context = self._page = None
+        elif self._owned:
             if self._browser is not None:
                 await self._browser.close()
             if self._pw is not None:

@@ -84,8 +84,9 @@ def _print_table(report: dict[str, Any]) -> None:
 
 async def main(args: argparse.Namespace, planner: Any) -> int:
     """The `agentpair bench scenarios` command: a progress bar on stderr, then a table (or JSON on stdout)."""
+    if getattr(args, "concurrency", None):
+        return await main_concurrency(args, planner)
     import json
-
 
     names = scenario_names(args.scenarios)
     trace_dir = Path("runs") / f"bench-scenarios-{datetime.now():%Y%m%d-%H%M%S}"
@@ -111,4 +112,49 @@ async def main(args: argparse.Namespace, planner: Any) -> int:
         print(json.dumps(report))
     else:
         _print_table(report)
+    return 0
+
+
+async def main_concurrency(args: argparse.Namespace, planner: Any) -> int:
+    """`--concurrency N,M`: each level's runs side by side in this process (agentpair.bench.concurrency)."""
+    import json
+
+    from agentpair.bench.concurrency import run_levels
+
+    names = scenario_names(args.scenarios)
+    trace_dir = Path("runs") / f"bench-concurrency-{datetime.now():%Y%m%d-%H%M%S}"
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    console.print("starting the planner, the executor and Chromium (not timed)")
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task("scenario runs", total=len(names) * args.runs * len(args.concurrency))
+
+        def on_run(level: int, run: LoopRun) -> None:
+            outcome = "[green]success[/green]" if run.success else f"[red]failed[/red] ({run.stop_reason})"
+            progress.console.print(f"concurrency {level}: {run.scenario} run {run.run}: {outcome} in {run.wall_s:.1f} s",
+                                   highlight=False)
+            progress.advance(bar)
+
+        try:
+            levels, rows, startup_s = await run_levels(planner, names, args.runs, args.concurrency, args.max_steps,
+                                                       trace_dir, on_run)
+        finally:
+            if hasattr(planner, "aclose"):
+                await planner.aclose()
+    base = levels[args.concurrency[0]]["throughput_runs_per_min"]
+    for figures in levels.values():
+        figures["throughput_vs_first"] = figures["throughput_runs_per_min"] / base if base else 0.0
+    report = {"planner": planner_label(planner), "scenarios": names, "runs_per_scenario": args.runs,
+              "startup_s": startup_s, "trace_dir": str(trace_dir), "levels": {str(k): v for k, v in levels.items()},
+              "runs": [r.model_dump() for r in rows]}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        table = Table(title=f"agentpair bench scenarios --concurrency: {report['planner']}")
+        for column in ("concurrency", "runs/min", "x first", "success", "latency p50", "p95", "planner wait"):
+            table.add_column(column, justify="right")
+        for level, f in levels.items():
+            table.add_row(str(level), f"{f['throughput_runs_per_min']:.1f}", f"{f['throughput_vs_first']:.2f}",
+                          f"{f['success_rate']:.0%}", f"{f['latency_s_p50']:.1f} s", f"{f['latency_s_p95']:.1f} s",
+                          f"{f['planner_queue_s_mean']:.1f} s")
+        Console().print(table)
     return 0

@@ -68,6 +68,16 @@ async def _bench_loop(args: argparse.Namespace) -> int:
     return await main(args, planner_from_args(args))
 
 
+def _levels(text: str) -> list[int]:
+    try:
+        levels = [int(part) for part in text.split(",")]
+    except ValueError:
+        levels = []
+    if not levels or min(levels) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of positive numbers like 1,2,4")
+    return levels
+
+
 async def _bench_scenarios(args: argparse.Namespace) -> int:
     from agentpair.bench.scenarios import main
     from agentpair.cli.options import planner_from_args
@@ -204,6 +214,9 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     runs.add_argument("--runs", type=int, default=1, help="runs per scenario")
     runs.add_argument("--max-steps", type=int, metavar="N",
                       help="stop each run after N steps (default: the scenario's)")
+    runs.add_argument("--concurrency", type=_levels, metavar="N[,M...]",
+                      help="run N at a time in one process (one planner, one executor, a browser context each), "
+                           "then M, ...: throughput, latency and planner queueing per level")
     runs.add_argument("--json", action="store_true")
     planner_options(runs)
     runs.set_defaults(handler=_bench_scenarios)

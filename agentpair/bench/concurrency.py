@@ -1,0 +1,101 @@
+"""`agentpair bench scenarios --concurrency 1,2,4`: the bundled scenarios run N at a time in one process.
+
+At each level every scenario runs `runs` times, at most N runs at once, each with its own browser
+context in one shared Chromium, all asking the one planner and the one executor (started once,
+outside every time). Reported per level: throughput (runs a minute over the level's wall time),
+success rate, per-run latency p50/p95, and the planner's queueing: a planner span's time that the
+server did not spend on that call (it answers one call at a time), per run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentpair.bench.loop import LoopRun, load_trace, loop_run, site_port
+from agentpair.tracing.reader import RunTree
+
+
+def planner_queue_s(tree: RunTree) -> float:
+    """The time a run's planner calls waited: each chat span's duration less what the server says the
+    call took (its `agentpair.planner.call_ms`) and the HTTP round trip; 0 for a call that does not say."""
+    waited = 0.0
+    for span in tree.spans:
+        if span.category == "planner" and span.attr("agentpair.planner.call_ms") is not None:
+            served_s = (span.attr("agentpair.planner.call_ms") + (span.attr("agentpair.planner.http_ms") or 0.0)) / 1e3
+            waited += max(0.0, span.duration_s - served_s)
+    return waited
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
+
+
+def level_stats(runs: list[LoopRun], queues: list[float], wall_s: float) -> dict[str, Any]:
+    walls = [r.wall_s for r in runs]
+    return {"runs": len(runs), "wall_s": wall_s,
+            "throughput_runs_per_min": len(runs) / wall_s * 60 if wall_s > 0 else 0.0,
+            "success_rate": sum(r.success for r in runs) / len(runs) if runs else 0.0,
+            "latency_s_p50": statistics.median(walls) if walls else 0.0, "latency_s_p95": percentile(walls, 0.95),
+            "planner_queue_s_mean": statistics.mean(queues) if queues else 0.0,
+            "planner_s_mean": statistics.mean(r.split_s["planner"] for r in runs) if runs else 0.0,
+            "executor_forward_passes_mean": statistics.mean(r.executor_forward_passes for r in runs) if runs else 0.0}
+
+
+async def run_levels(planner: Any, names: list[str], runs: int, levels: Sequence[int], max_steps: int | None,
+                     trace_dir: Path, on_run: Callable[[int, LoopRun], None] = lambda level, run: None
+                     ) -> tuple[dict[int, dict[str, Any]], list[LoopRun], float]:
+    """Every scenario `runs` times at each concurrency level; returns the levels' figures, every run
+    (as read back from its trace), and the start-up time."""
+    from agentpair.agent import defaults
+    from agentpair.agent.loop import Agent
+    from agentpair.scenarios import loader as scenarios
+    from agentpair.scenarios.runner import run_scenario
+    from agentpair.tools.browser import Browser
+
+    chosen = [scenarios.load(name) for name in names]
+    if max_steps:
+        chosen = [s.model_copy(update={"max_steps": max_steps}) for s in chosen]
+    started = time.perf_counter()
+    executor = await defaults.default_executor()
+    chromium = Browser()
+    await chromium.start()
+    await Agent(planner, executor, chromium).start()  # the planner's server starts here, outside every time
+    startup_s = time.perf_counter() - started
+    trace_dir.mkdir(parents=True, exist_ok=True)
+    figures: dict[int, dict[str, Any]] = {}
+    every: list[LoopRun] = []
+    try:
+        for level in levels:
+            gate = asyncio.Semaphore(level)
+            rows: list[LoopRun] = []
+            queues: list[float] = []
+
+            async def one(run: int, scenario: Any) -> None:
+                async with gate:
+                    browser = chromium.sibling()
+                    try:
+                        path = trace_dir / f"c{level}-{scenario.name}-{run}.jsonl"
+                        report, _ = await run_scenario(scenario, Agent(planner, executor, browser),
+                                                       trace=str(path), port=site_port())
+                    finally:
+                        await browser.close()
+                tree = load_trace(path)
+                rows.append(loop_run(f"c{level}", scenario.name, run, report.success, tree, report.reasons))
+                queues.append(planner_queue_s(tree))
+                on_run(level, rows[-1])
+
+            begun = time.perf_counter()
+            await asyncio.gather(*(one(run, s) for run in range(1, runs + 1) for s in chosen))
+            figures[level] = level_stats(rows, queues, time.perf_counter() - begun)
+            every += rows
+    finally:
+        await chromium.close()
+        if hasattr(executor, "aclose"):
+            await executor.aclose()
+    return figures, every, startup_s
