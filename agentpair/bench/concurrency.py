@@ -22,12 +22,12 @@ from agentpair.tracing.reader import RunTree
 
 def planner_queue_s(tree: RunTree) -> float:
     """The time a run's planner calls waited: each chat span's duration less what the server says the
-    call took (its `agentpair.planner.call_ms`) and the HTTP round trip; 0 for a call that does not say."""
+    call took (its `agentpair.planner.call_ms`): the server answering other runs' calls first, and the
+    HTTP round trip (a few ms, all of it when runs go one at a time); 0 for a call that does not say."""
     waited = 0.0
     for span in tree.spans:
         if span.category == "planner" and span.attr("agentpair.planner.call_ms") is not None:
-            served_s = (span.attr("agentpair.planner.call_ms") + (span.attr("agentpair.planner.http_ms") or 0.0)) / 1e3
-            waited += max(0.0, span.duration_s - served_s)
+            waited += max(0.0, span.duration_s - span.attr("agentpair.planner.call_ms") / 1e3)
     return waited
 
 
