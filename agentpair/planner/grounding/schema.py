@@ -26,6 +26,7 @@ What a step may say (_grounded_acts, offered_clicks, field_values.typed_values a
 - a box is offered the verb that turns it, never the one undoing the run's own step;
 - a dropdown is offered only the options the goal names;
 - a step that left this page as it was is not offered again here, nor a second search;
+- a go to names an address the goal gives (an http(s) URL or a path from "/"); with none, no go to;
 - a button that adds, buys, creates, registers, deletes, subscribes (its first word) only when the
   goal asks for such;
   nothing the goal rules out ("not the ..."); of numbered things, the number the goal says;
@@ -92,6 +93,7 @@ CLASSED = set(".$")  # llama.cpp keeps "\." as an escape its grammar rejects: "[
 GROUNDED_TOOLS = ("click", "type", "select", "check", "go_back")
 GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
+ADDRESS = re.compile(r"https?://[^\s\"'<>]+|(?<![\w/])/[\w\-./?=&%#~]*")  # a URL or a site's path, in a goal
 READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
 SETS_NOTHING = {"read", "wait_for", "scroll", "check", "select"}  # tools whose steps send no form
 FORCED = "the only step the page allows"  # the thought of a plan the loop took without the planner
@@ -157,8 +159,17 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
             verb = FREE_VERBS.get(tool, tool.replace("_", " "))
             if any(d == verb or d.startswith(verb + " ") for d in done):
                 continue  # it did nothing here once: any other wording would do nothing too
+            if tool == "goto":  # only an address the goal gives ("go to the finish" opened a page named so)
+                if addresses := goal_addresses(request.goal):
+                    shapes.append(_act(tool, {"enum": [f"{verb} {address}" for address in addresses]}))
+                continue
             shapes.append(_act(tool, {"type": "string", "pattern": f"^{_literal(verb)}( [^\"\\\\]*)?$"}))
     return shapes
+
+
+def goal_addresses(goal: str) -> list[str]:
+    """The URLs and site paths ("/account/orders") a goal gives, in order, without a closing stop or comma."""
+    return list(dict.fromkeys(m.group().rstrip(".,;:!?)") for m in ADDRESS.finditer(goal) if len(m.group()) > 1))
 
 
 def _names_an_option(goal: str, options: list[str]) -> bool:

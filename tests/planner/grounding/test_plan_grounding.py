@@ -271,3 +271,15 @@ def test_a_dropdown_offers_the_options_the_goal_names_and_none_names_none() -> N
     schema = grounded_plan_schema(request(goal="Set the idle timeout to 15 minutes.", snapshot=timeouts))
     assert valid(schema, plan(act("select", "select 15 minutes in the Idle timeout dropdown")))  # said whole
     assert not valid(schema, plan(act("select", "select 5 minutes in the Idle timeout dropdown")))
+
+
+def test_a_go_to_names_only_an_address_the_goal_gives() -> None:
+    """A small planner wrote "go to the finish" and "go to the Section #1 page": pages named so."""
+    schema = grounded_plan_schema(request())
+    assert not valid(schema, plan(act("goto", "go to the finish")))
+    assert not valid(schema, plan(act("goto", "go to http://elsewhere.test/")))
+    given = grounded_plan_schema(request(goal="Open https://shop.test/cart, then check out as Ada. See also /help."))
+    assert valid(given, plan(act("goto", "go to https://shop.test/cart")))
+    assert valid(given, plan(act("goto", "go to /help")))
+    assert not valid(given, plan(act("goto", "go to https://shop.test/cart/x")))
+    assert not valid(given, plan(act("goto", "go to the cart page")))
