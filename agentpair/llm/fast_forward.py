@@ -73,30 +73,30 @@ class Penalties:
         logits[ids] = chosen - counts * self.frequency - self.presence
 
 
+def allowed(matcher: Any, vocab_size: int) -> np.ndarray:
+    """The tokens the grammar allows next: (vocab_size,) bool."""
+    from llguidance.numpy import allocate_token_bitmask, fill_next_token_bitmask
+
+    mask = allocate_token_bitmask(1, vocab_size)  # (1, ceil(vocab_size / 32)) int32: bit t % 32 of word t // 32
+    fill_next_token_bitmask(matcher, mask)
+    bits = (mask[0].view(np.uint32)[:, None] >> np.arange(32, dtype=np.uint32)) & 1  # (words, 32)
+    return bits.reshape(-1)[:vocab_size].astype(bool)
+
+
 def pick(logits: np.ndarray, matcher: Any) -> int:
     """The best token the grammar allows: the top one if allowed (most are), else the best of the mask."""
     top = int(np.argmax(logits))
     if matcher.validate_tokens([top]) == 1:
         return top
-    from llguidance.numpy import allocate_token_bitmask, apply_token_bitmask_inplace, fill_next_token_bitmask
-
-    mask = allocate_token_bitmask(1, logits.shape[0])  # (1, ceil(n_vocab / 32)) bits
-    fill_next_token_bitmask(matcher, mask)
-    masked = logits[None, :].copy()
-    apply_token_bitmask_inplace(masked, mask)
-    return int(np.argmax(masked[0]))
+    return int(np.argmax(np.where(allowed(matcher, logits.shape[0]), logits, -np.inf)))
 
 
 def only_the_end(matcher: Any, vocab_size: int, end: int) -> bool:
     """Whether the grammar is complete and allows nothing but the end token (no forward needed)."""
     if not matcher.is_accepting():
         return False
-    from llguidance.numpy import allocate_token_bitmask, fill_next_token_bitmask
-
-    mask = allocate_token_bitmask(1, vocab_size)
-    fill_next_token_bitmask(matcher, mask)
-    bits = mask[0].view(np.uint32)  # bit t % 32 of word t // 32: token t allowed
-    return np.flatnonzero(bits).tolist() == [end // 32] and int(bits[end // 32]) == 1 << (end % 32)
+    next_ones = allowed(matcher, vocab_size)
+    return bool(next_ones[end]) and int(next_ones.sum()) == 1
 
 
 def cached_prefix(llm: Any, tokens: Sequence[int]) -> int:

@@ -88,6 +88,22 @@ def test_a_complete_answer_ends_without_a_forward(llm: Llama) -> None:
 
 
 @pytest.mark.slow
+def test_the_top_token_the_grammar_refuses_gives_way_to_the_best_it_allows(llm: Llama) -> None:
+    import llguidance
+
+    matcher = llguidance.LLMatcher(fast_forward.tokenizer_of(llm), fast_forward.compiled(json.dumps(
+        {"type": "object", "required": ["a"], "additionalProperties": False, "properties": {"a": {"enum": ["x", "yz"]}}})))
+    assert matcher.consume_tokens(llm.tokenize(b'{"a": "', add_bos=False))
+    x, y = llm.tokenize(b"x", add_bos=False)[0], llm.tokenize(b"y", add_bos=False)[0]
+    assert fast_forward.allowed(matcher, llm.n_vocab())[[x, y]].all()
+    logits = np.zeros(llm.n_vocab(), dtype=np.float32)
+    logits[llm.tokenize(b"q", add_bos=False)[0]], logits[y], logits[x] = 9.0, 5.0, 4.0  # "q" is top, and refused
+    assert fast_forward.pick(logits, matcher) == y
+    logits[x] = 6.0
+    assert fast_forward.pick(logits, matcher) == x
+
+
+@pytest.mark.slow
 def test_what_llguidance_cannot_take_is_decoded_by_the_stock_chain(llm: Llama, monkeypatch) -> None:
     schema = {"type": "object", "required": ["day"], "additionalProperties": False,
               "properties": {"day": {"type": "string", "format": "bogus-format", "maxLength": 12}}}
