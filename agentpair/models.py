@@ -106,6 +106,7 @@ class FillStats(BaseModel):
     tokens: int = 0
     tokens_per_forward: float = 0.0
     ms: float = 0.0
+    engine_batch: int = Field(0, description="requests filled in the same engine call, other runs' included")
 
 
 class FillRequest(BaseModel):

@@ -341,6 +341,7 @@ class Agent:
                     raise RuntimeError(f"executor {self.executor.name} returned {len(results)} results "
                                        f"for {len(requests)} requests")
                 span.set("agentpair.forward_passes", sum(r.stats.forward_passes for r in results))
+                span.set("agentpair.engine_batch", max(r.stats.engine_batch for r in results))
                 span.set("agentpair.tokens", sum(r.stats.tokens for r in results))
                 span.set("gen_ai.usage.output_tokens", sum(r.stats.tokens for r in results))
                 span.set("agentpair.fill_results", results)

@@ -3,8 +3,9 @@
 At each level every scenario runs `runs` times, at most N runs at once, each with its own browser
 context in one shared Chromium, all asking the one planner and the one executor (started once,
 outside every time). Reported per level: throughput (runs a minute over the level's wall time),
-success rate, per-run latency p50/p95, and the planner's queueing: a planner span's time that the
-server did not spend on that call (it answers one call at a time), per run.
+success rate, per-run latency p50/p95, the planner's queueing (a planner span's time that the server
+did not spend on that call: it answers one call at a time) per run, and the mean number of requests
+an executor call shared the engine with (fills of concurrent runs batched together).
 """
 
 from __future__ import annotations
@@ -31,12 +32,18 @@ def planner_queue_s(tree: RunTree) -> float:
     return waited
 
 
+def engine_batches(tree: RunTree) -> list[int]:
+    """The requests each of a run's executor calls shared the engine with (its own included)."""
+    return [int(span.attr("agentpair.engine_batch")) for span in tree.spans
+            if span.category == "executor" and span.attr("agentpair.engine_batch")]
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
-def level_stats(runs: list[LoopRun], queues: list[float], wall_s: float) -> dict[str, Any]:
+def level_stats(runs: list[LoopRun], queues: list[float], wall_s: float, batches: Sequence[int] = ()) -> dict[str, Any]:
     walls = [r.wall_s for r in runs]
     return {"runs": len(runs), "wall_s": wall_s,
             "throughput_runs_per_min": len(runs) / wall_s * 60 if wall_s > 0 else 0.0,
@@ -44,7 +51,8 @@ def level_stats(runs: list[LoopRun], queues: list[float], wall_s: float) -> dict
             "latency_s_p50": statistics.median(walls) if walls else 0.0, "latency_s_p95": percentile(walls, 0.95),
             "planner_queue_s_mean": statistics.mean(queues) if queues else 0.0,
             "planner_s_mean": statistics.mean(r.split_s["planner"] for r in runs) if runs else 0.0,
-            "executor_forward_passes_mean": statistics.mean(r.executor_forward_passes for r in runs) if runs else 0.0}
+            "executor_forward_passes_mean": statistics.mean(r.executor_forward_passes for r in runs) if runs else 0.0,
+            "executor_batch_mean": statistics.mean(batches) if batches else 0.0}
 
 
 async def run_levels(planner: Any, names: list[str], runs: int, levels: Sequence[int], max_steps: int | None,
@@ -75,6 +83,7 @@ async def run_levels(planner: Any, names: list[str], runs: int, levels: Sequence
             gate = asyncio.Semaphore(level)
             rows: list[LoopRun] = []
             queues: list[float] = []
+            batches: list[int] = []
 
             async def one(run: int, scenario: Any) -> None:
                 async with gate:
@@ -88,11 +97,12 @@ async def run_levels(planner: Any, names: list[str], runs: int, levels: Sequence
                 tree = load_trace(path)
                 rows.append(loop_run(f"c{level}", scenario.name, run, report.success, tree, report.reasons))
                 queues.append(planner_queue_s(tree))
+                batches.extend(engine_batches(tree))
                 on_run(level, rows[-1])
 
             begun = time.perf_counter()
             await asyncio.gather(*(one(run, s) for run in range(1, runs + 1) for s in chosen))
-            figures[level] = level_stats(rows, queues, time.perf_counter() - begun)
+            figures[level] = level_stats(rows, queues, time.perf_counter() - begun, batches)
             every += rows
     finally:
         await chromium.close()

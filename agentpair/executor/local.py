@@ -27,8 +27,63 @@ CONTEXT_REF = re.compile(r"\[ref=(f\d+)?e\d+\]")
 PLAIN_REF = re.compile(r"e\d+")
 
 
+class Batcher:
+    """One engine call at a time, over every request waiting for it: the fills that concurrent runs ask
+    for while a call runs (or in the same turn of the event loop) go into the next call together, so
+    the engine denoises them in the same forwards. Each result's `stats.engine_batch` says how many
+    requests its call held. A caller that stops waiting (a run's timeout) leaves the others' results
+    coming; the call is told to stop (before its next forward) once none waits for it."""
+
+    def __init__(self, fill: Callable[[list[FillRequest], threading.Event], list[FillResult]]) -> None:
+        self._run = fill
+        self._waiting: list[tuple[list[FillRequest], asyncio.Future[list[FillResult]]]] = []
+        self._calls: asyncio.Task[None] | None = None
+
+    async def fill(self, requests: list[FillRequest]) -> list[FillResult]:
+        future: asyncio.Future[list[FillResult]] = asyncio.get_running_loop().create_future()
+        self._waiting.append((requests, future))
+        if self._calls is None or self._calls.done():
+            self._calls = asyncio.create_task(self._serve())
+        return await future
+
+    async def _serve(self) -> None:
+        while self._waiting:
+            await asyncio.sleep(0)  # the fills asked for in this turn of the loop join this call
+            batch = [(requests, future) for requests, future in self._waiting if not future.done()]
+            self._waiting = []
+            if batch:
+                await self._call(batch)
+
+    async def _call(self, batch: list[tuple[list[FillRequest], asyncio.Future[list[FillResult]]]]) -> None:
+        cancel = threading.Event()
+
+        def dropped(_: object) -> None:
+            if all(future.cancelled() for _, future in batch):
+                cancel.set()
+
+        for _, future in batch:
+            future.add_done_callback(dropped)
+        requests = [r for reqs, _ in batch for r in reqs]
+        try:
+            results = await asyncio.to_thread(self._run, requests, cancel)
+        except BaseException as exc:  # the engine's own errors come back as results; this is the loop's
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+            raise
+        at = 0
+        for reqs, future in batch:
+            mine = results[at:at + len(reqs)]
+            at += len(reqs)
+            for result in mine:
+                result.stats.engine_batch = len(requests)
+            if not future.done():
+                future.set_result(mine)
+
+
 class LocalDiffusionExecutor:
-    """Fills requests with a local diffusion LM; the engine runs in a worker thread."""
+    """Fills requests with a local diffusion LM; the engine runs in a worker thread, over the requests
+    of every run waiting for it at once (Batcher)."""
 
     name = "local-diffusion"
 
@@ -39,27 +94,15 @@ class LocalDiffusionExecutor:
         self.sampler = sampler or (SHIPPED_SAMPLER if checkpoint is None else ThresholdSampler())
         self.use_cache = use_cache
         self._lock = threading.Lock()  # one engine call at a time
+        self._batcher = Batcher(self._fill)
 
     async def fill(self, requests: list[FillRequest]) -> list[FillResult]:
-        return await in_worker_thread(self._fill, requests)
+        return await self._batcher.fill(requests)
 
     def _fill(self, requests: list[FillRequest], cancel: threading.Event) -> list[FillResult]:
         with self._lock:
             return fill_with(lambda inputs: self.engine.fill(inputs, self.sampler, self.use_cache, cancel),
                              requests)
-
-
-async def in_worker_thread(fill: Callable[[list[FillRequest], threading.Event], list[FillResult]],
-                           requests: list[FillRequest]) -> list[FillResult]:
-    """Run a blocking fill in a worker thread. A thread cannot be stopped, so when the awaiting
-    task is cancelled (a run's timeout) the fill is told to stop before its next forward, and the
-    engine is free for the next run instead of finishing a fill nobody waits for."""
-    cancel = threading.Event()
-    try:
-        return await asyncio.to_thread(fill, requests, cancel)
-    except asyncio.CancelledError:
-        cancel.set()
-        raise
 
 
 def fill_with(run: Callable[[list[FillInput]], list[FillOutput]], requests: list[FillRequest]) -> list[FillResult]:

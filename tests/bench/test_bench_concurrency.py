@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agentpair.bench.concurrency import level_stats, percentile, planner_queue_s
+from agentpair.bench.concurrency import engine_batches, level_stats, percentile, planner_queue_s
 from agentpair.cli.bench import _levels
 from agentpair.tracing.reader import RunTree, SpanRecord, TraceHeader
 from tests.bench.test_bench_scenarios import run
@@ -33,13 +33,22 @@ def test_the_planners_waiting_is_its_span_less_what_the_server_spent() -> None:
     assert planner_queue_s(tree) == pytest.approx(0.5)  # 1.5 - 1.0, then 0, and a call that does not say
 
 
+def test_an_executor_calls_batch_is_read_from_its_fill_spans() -> None:
+    fills = [SpanRecord(name="fill local-diffusion", span_id=f"f{n}", start_ns=0, end_ns=1,
+                        attributes={"agentpair.category": "executor", "agentpair.engine_batch": n}) for n in (1, 3)]
+    spans = [*fills, chat(0.0, 1.0, call_ms=900.0)]
+    tree = RunTree(path="x", header=TraceHeader(type="header", format="agentpair-trace", version=1), spans=spans, roots=spans)
+    assert engine_batches(tree) == [1, 3]
+
+
 def test_a_levels_figures() -> None:
     runs = [run("login", 1, True, 4.0, 2.0), run("login", 2, False, 6.0, 3.0), run("search", 1, True, 5.0, 2.5)]
-    figures = level_stats(runs, [0.5, 1.0, 1.5], wall_s=9.0)
+    figures = level_stats(runs, [0.5, 1.0, 1.5], wall_s=9.0, batches=[1, 2, 3])
     assert figures["throughput_runs_per_min"] == pytest.approx(20.0)
     assert figures["success_rate"] == pytest.approx(2 / 3)
     assert figures["latency_s_p50"] == 5.0 and figures["latency_s_p95"] == 6.0
     assert figures["planner_queue_s_mean"] == pytest.approx(1.0) and figures["planner_s_mean"] == pytest.approx(2.5)
+    assert figures["executor_batch_mean"] == pytest.approx(2.0)
     assert percentile([], 0.95) == 0.0
 
 
@@ -62,6 +71,7 @@ def test_bench_scenarios_at_two_levels_reports_each(tmp_path: Path) -> None:
     for figures in report["levels"].values():
         assert figures["runs"] == 2 and figures["throughput_runs_per_min"] > 0
         assert figures["latency_s_p95"] >= figures["latency_s_p50"] > 0
+        assert figures["executor_batch_mean"] >= 1 or figures["executor_forward_passes_mean"] == 0
     assert report["levels"]["1"]["throughput_vs_first"] == 1.0
     traces = sorted(p.name for p in (tmp_path / report["trace_dir"]).glob("*.jsonl"))
     assert traces == ["c1-login-1.jsonl", "c1-login-2.jsonl", "c2-login-1.jsonl", "c2-login-2.jsonl"]

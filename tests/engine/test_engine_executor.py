@@ -77,3 +77,51 @@ async def test_cancelling_a_fill_frees_the_executor(checkpoints: dict[str, Path]
         await task
     assert seen[0].is_set()
     assert await asyncio.to_thread(executor._lock.acquire, timeout=10)
+
+
+def code_request(name: str) -> FillRequest:
+    return FillRequest(kind="code", instruction=name, template=name + " = {{v:4}}")
+
+
+async def test_fills_of_concurrent_runs_share_one_engine_call(checkpoints: dict[str, Path]) -> None:
+    """Asked for at once (two runs), the fills go into one engine call; each run gets its own results."""
+    executor = LocalDiffusionExecutor(checkpoints["agentpair"], device="cpu")
+    alone = [(await executor.fill([code_request(n)]))[0].value for n in ("a", "b", "c")]
+    calls: list[int] = []
+    engine_fill = executor.engine.fill
+
+    def counted(inputs, *args):
+        calls.append(len(inputs))
+        return engine_fill(inputs, *args)
+
+    executor.engine.fill = counted
+    first, second = await asyncio.gather(executor.fill([code_request("a"), code_request("b")]),
+                                         executor.fill([code_request("c")]))
+    assert calls == [3]
+    assert [r.value for r in first + second] == alone  # each run's own, in its order, as when filled alone
+    assert {r.stats.engine_batch for r in first + second} == {3}
+    assert (await executor.fill([code_request("a")]))[0].stats.engine_batch == 1
+
+
+async def test_a_run_that_stops_waiting_leaves_the_others_fills_coming(checkpoints: dict[str, Path]) -> None:
+    executor = LocalDiffusionExecutor(checkpoints["agentpair"], device="cpu")
+    seen: list[threading.Event] = []
+    release = threading.Event()
+
+    def blocking(inputs, sampler, use_cache, cancel):
+        seen.append(cancel)
+        release.wait(30)
+        return [FillOutput(value="x") for _ in inputs]
+
+    executor.engine.fill = blocking
+    stopped = asyncio.create_task(executor.fill([code_request("a")]))
+    waiting = asyncio.create_task(executor.fill([code_request("b")]))
+    while not seen:
+        await asyncio.sleep(0.01)
+    stopped.cancel()
+    await asyncio.sleep(0.05)
+    assert not seen[0].is_set()  # the other run still waits for this call
+    release.set()
+    assert [r.value for r in await waiting] == ["x"]
+    with pytest.raises(asyncio.CancelledError):
+        await stopped
