@@ -1,10 +1,12 @@
 """`agentpair bench soak`: one bundled scenario run N times by one Agent in one process (`async with
-Agent()`, the embedded defaults), with this process's child processes, open file descriptors and
+Agent()`, the embedded defaults; `--concurrency` M: M runs at a time over its planner, executor and
+Chromium), with this process's child processes, open file descriptors and
 resident memory counted before and after: what a long-lived service that embeds the library would
 leak. Linux: the counts are read from /proc."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import re
@@ -81,29 +83,44 @@ def resources() -> Resources:
                      tree_rss_mb=round(own + sum(_rss_mb(p) for p in tree), 1))
 
 
-async def bench_soak(name: str, runs: int,
-                     on_run: Callable[[int, ScenarioReport], None] = lambda i, report: None) -> dict[str, Any]:
+async def bench_soak(name: str, runs: int, on_run: Callable[[int, ScenarioReport], None] = lambda i, report: None,
+                     concurrency: int = 1) -> dict[str, Any]:
     """Run scenario `name` once to warm up, count, run it `runs` times more (each traced to a
     temporary file, as a service would trace; this process's RSS after each), count again; then
-    close the agent and count once more."""
+    close the agent and count once more. With `concurrency` N, N runs go on at a time, each an
+    Agent of its own over the first one's planner and executor, in a context of the first one's
+    Chromium (Browser.sibling)."""
     from agentpair.scenarios import loader as scenarios
     from agentpair.agent.loop import Agent
     from agentpair.scenarios.runner import run_scenario
 
     scenario = scenarios.load(name)
-    successes = 0
+    successes, done = 0, 0
     with tempfile.TemporaryDirectory() as traces:
         async with Agent() as agent:
             await run_scenario(scenario, agent, trace=str(Path(traces) / "warm-up.jsonl"))
             before, by_run = resources(), []
-            for i in range(runs):
-                report, _ = await run_scenario(scenario, agent, trace=str(Path(traces) / f"{i}.jsonl"))
+            gate = asyncio.Semaphore(concurrency)
+
+            async def one(i: int) -> None:
+                nonlocal successes, done
+                async with gate:
+                    browser = agent.browser.sibling() if concurrency > 1 else None
+                    try:
+                        runner = Agent(agent.planner, agent.executor, browser) if browser else agent
+                        report, _ = await run_scenario(scenario, runner, trace=str(Path(traces) / f"{i}.jsonl"))
+                    finally:
+                        if browser:
+                            await browser.close()
                 successes += report.success
                 by_run.append(round(_rss_mb(os.getpid()), 1))
-                on_run(i, report)
+                on_run(done, report)
+                done += 1
+
+            await asyncio.gather(*(one(i) for i in range(runs)))
             after = resources()
         closed = resources()
-    return {"scenario": name, "runs": runs, "successes": successes, "before": before.model_dump(),
+    return {"scenario": name, "runs": runs, "concurrency": concurrency, "successes": successes, "before": before.model_dump(),
             "after": after.model_dump(), "after_close": closed.model_dump(),
             "processes_delta": after.processes - before.processes, "open_fds_delta": after.open_fds - before.open_fds,
             "rss_growth_mb": round(after.rss_mb - before.rss_mb, 1),

@@ -99,7 +99,8 @@ async def _bench_soak(args: argparse.Namespace) -> int:
 
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task(f"{args.scenario}, one agent, {args.runs} runs", total=args.runs)
-        report = await bench_soak(args.scenario, args.runs, lambda i, run: progress.update(bar, completed=i + 1))
+        report = await bench_soak(args.scenario, args.runs, lambda i, run: progress.update(bar, completed=i + 1),
+                                  args.concurrency)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -199,6 +200,8 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
                                            "processes, open files and memory before and after")
     soak.add_argument("--scenario", default="login", help="a bundled scenario's name")
     soak.add_argument("--runs", type=int, default=50)
+    soak.add_argument("--concurrency", type=int, default=1, metavar="N",
+                      help="N runs at a time, each in a browser context of its own (default: one after another)")
     soak.add_argument("--json", action="store_true")
     soak.set_defaults(handler=_bench_soak)
 

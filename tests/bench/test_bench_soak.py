@@ -39,3 +39,13 @@ def test_the_command_reports_counts_around_real_runs() -> None:
     assert report["before"]["processes"] > 0  # the planner's server and the browser run under this process
     assert report["after_close"]["processes"] == 0  # and are gone once the agent is closed
     assert {"processes_delta", "open_fds_delta", "rss_growth_mb"} <= set(report)
+
+
+def test_runs_side_by_side_are_counted_too() -> None:
+    cli = Path(sys.executable).parent / "agentpair"
+    out = subprocess.run([str(cli), "bench", "soak", "--scenario", "extract", "--runs", "2", "--concurrency", "2",
+                          "--json"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    report = json.loads(out.stdout)
+    assert report["successes"] == 2 and report["concurrency"] == 2
+    assert report["after_close"]["processes"] == 0
