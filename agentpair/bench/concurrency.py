@@ -32,6 +32,19 @@ def planner_queue_s(tree: RunTree) -> float:
     return waited
 
 
+async def run_beside(scenario: Any, planner: Any, executor: Any, chromium: Any, **options: Any) -> Any:
+    """`run_scenario` by an Agent of its own over a shared planner and executor, in a browser context of
+    its own in the shared Chromium (closed after), so that other runs can go on at the same time."""
+    from agentpair.agent.loop import Agent
+    from agentpair.scenarios.runner import run_scenario
+
+    browser = chromium.sibling()
+    try:
+        return await run_scenario(scenario, Agent(planner, executor, browser), **options)
+    finally:
+        await browser.close()
+
+
 def engine_batches(tree: RunTree) -> list[int]:
     """The requests each of a run's executor calls shared the engine with (its own included)."""
     return [int(span.attr("agentpair.engine_batch")) for span in tree.spans
@@ -63,7 +76,6 @@ async def run_levels(planner: Any, names: list[str], runs: int, levels: Sequence
     from agentpair.agent import defaults
     from agentpair.agent.loop import Agent
     from agentpair.scenarios import loader as scenarios
-    from agentpair.scenarios.runner import run_scenario
     from agentpair.tools.browser import Browser
 
     chosen = [scenarios.load(name) for name in names]
@@ -87,13 +99,9 @@ async def run_levels(planner: Any, names: list[str], runs: int, levels: Sequence
 
             async def one(run: int, scenario: Any) -> None:
                 async with gate:
-                    browser = chromium.sibling()
-                    try:
-                        path = trace_dir / f"c{level}-{scenario.name}-{run}.jsonl"
-                        report, _ = await run_scenario(scenario, Agent(planner, executor, browser),
-                                                       trace=str(path), port=site_port())
-                    finally:
-                        await browser.close()
+                    path = trace_dir / f"c{level}-{scenario.name}-{run}.jsonl"
+                    report, _ = await run_beside(scenario, planner, executor, chromium, trace=str(path),
+                                                 port=site_port())
                 tree = load_trace(path)
                 rows.append(loop_run(f"c{level}", scenario.name, run, report.success, tree, report.reasons))
                 queues.append(planner_queue_s(tree))

@@ -90,8 +90,9 @@ async def bench_soak(name: str, runs: int, on_run: Callable[[int, ScenarioReport
     close the agent and count once more. With `concurrency` N, N runs go on at a time, each an
     Agent of its own over the first one's planner and executor, in a context of the first one's
     Chromium (Browser.sibling)."""
-    from agentpair.scenarios import loader as scenarios
     from agentpair.agent.loop import Agent
+    from agentpair.bench.concurrency import run_beside
+    from agentpair.scenarios import loader as scenarios
     from agentpair.scenarios.runner import run_scenario
 
     scenario = scenarios.load(name)
@@ -104,14 +105,10 @@ async def bench_soak(name: str, runs: int, on_run: Callable[[int, ScenarioReport
 
             async def one(i: int) -> None:
                 nonlocal successes, done
+                trace = str(Path(traces) / f"{i}.jsonl")
                 async with gate:
-                    browser = agent.browser.sibling() if concurrency > 1 else None
-                    try:
-                        runner = Agent(agent.planner, agent.executor, browser) if browser else agent
-                        report, _ = await run_scenario(scenario, runner, trace=str(Path(traces) / f"{i}.jsonl"))
-                    finally:
-                        if browser:
-                            await browser.close()
+                    report, _ = await (run_beside(scenario, agent.planner, agent.executor, agent.browser, trace=trace)
+                                       if concurrency > 1 else run_scenario(scenario, agent, trace=trace))
                 successes += report.success
                 by_run.append(round(_rss_mb(os.getpid()), 1))
                 on_run(done, report)

@@ -115,15 +115,18 @@ def _compiled(json_schema: str) -> llama_grammar.LlamaGrammar:
 
 def from_json_schema(cls: type, json_schema: str, verbose: bool = True) -> llama_grammar.LlamaGrammar:
     """`LlamaGrammar.from_json_schema`, kept per schema text (the grammar holds only its text), timed;
-    the grammar remembers its schema for `guided_generate`."""
+    the grammar remembers its schema for `guided_generate` where llguidance takes it (None where not:
+    tried, and said, once per schema)."""
     started = time.perf_counter()
     grammar = _compiled(json_schema)
-    grammar.json_schema = json_schema  # type: ignore[attr-defined]
-    try:
-        fast_forward.compiled(json_schema)  # llguidance's grammar too, timed with llama.cpp's
-    except ValueError as exc:
-        print(f"agentpair.llm.llamacpp_server: llguidance cannot take this schema ({exc}); "
-              "llama.cpp's grammar decodes it", file=sys.stderr, flush=True)
+    if not hasattr(grammar, "json_schema"):
+        try:
+            fast_forward.compiled(json_schema)  # llguidance's grammar too, timed with llama.cpp's
+            grammar.json_schema = json_schema  # type: ignore[attr-defined]
+        except ValueError as exc:
+            grammar.json_schema = None  # type: ignore[attr-defined]
+            print(f"agentpair.llm.llamacpp_server: llguidance cannot take this schema ({exc}); "
+                  "llama.cpp's grammar decodes it", file=sys.stderr, flush=True)
     _call.grammar_ms = getattr(_call, "grammar_ms", 0.0) + (time.perf_counter() - started) * 1e3
     return grammar
 
@@ -138,20 +141,12 @@ def guided_generate(self: Llama, tokens: Any, *args: Any, **kwargs: Any) -> Any:
     plain = (given["temp"] == 0.0 and given["reset"] and given["logits_processor"] is None
              and self.draft_model is None
              and not (self._is_recurrent or self._is_hybrid))
-    if schema is None or not plain or not _llguidance_takes(schema):
+    if schema is None or not plain:
         return STOCK_GENERATE(self, tokens, *args, **kwargs)
     penalties = fast_forward.Penalties(self.last_n_tokens_size, given["repeat_penalty"],
                                        given["frequency_penalty"], given["presence_penalty"])
     return fast_forward.generate(self, list(tokens), schema, penalties, _count,
                                  lambda batch: STOCK_EVAL(self, batch), given["stopping_criteria"])
-
-
-def _llguidance_takes(schema: str) -> bool:
-    try:
-        fast_forward.compiled(schema)
-        return True
-    except ValueError:
-        return False
 
 
 def timed_eval(self: Llama, tokens: Any) -> None:
