@@ -206,6 +206,13 @@ def first_items(snapshot: str) -> list[str]:
     return firsts
 
 
+def list_items(snapshot: str) -> list[list[list[str]]]:
+    """The snapshot's lists, each a list of its items, each item what it says split into its parts
+    ("Melville · Audiobook, 2004" -> two)."""
+    return [[[part for text in _said([item]) for part in PART_BREAK.split(text)] for item in node.children
+             if item.role == "listitem"] for node in walk_elements(snapshot) if node.role == "list"]
+
+
 def main_heading(snapshot: str) -> str:
     """The page's first top-level heading (`heading "..." [level=1]`), "" when it has none."""
     return next((node.name for node in walk_elements(snapshot)

@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 from agentpair.models import FillRequest, FillResult, Step
 from agentpair.planner.grounding.form_left import TYPED
 from agentpair.planner.grounding.page_clicks import TELLING, ways_to_name
+from agentpair.agent.rows import bulk_values
+from agentpair.agent.units import NUMBER, label_words, numbers_in_unit, page_numbers, word_set
 from agentpair.agent.code_holes import code_values, shown_template, with_holes
 from agentpair.tools.base import Observation, Toolbox
 from agentpair.tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, main_heading, option_labels,
@@ -23,7 +25,6 @@ PAGE_WORDS = 8  # the longest run of one page text's words an extracted string m
 NAMING = frozenset({"name", "title", "product", "model"})  # a field asking what a thing is called
 COUNTS = 21  # an extracted integer that asks for a count (of rows, results ...) may be one up to 20
 COUNTED = re.compile(r"count|number of|how many|total", re.IGNORECASE)  # a field's name or description asking for one
-NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
 QUOTES = "\"'\u201c\u201d\u2018\u2019"
 SEPARATOR = re.compile(r"^[^\w{]+$")  # a word of no letters or digits between a page text's parts: "·", "|"
 # A value a step names is the object of a verb or of a preposition ("type X into ...",
@@ -38,15 +39,7 @@ RESUMES = frozenset({"into", "in", "as", "and", "without", "then", "to", "on", "
 ARTICLES = frozenset({"the", "a", "an", "your", "my", "this"})
 ON_VERBS = frozenset({"check", "tick", "enable", "select", "pick", "choose", "mark", "activate"})
 OFF_VERBS = frozenset({"uncheck", "untick", "disable", "deselect", "unselect", "clear", "unmark", "deactivate"})
-# A number field named with a unit ("price_usd", "weight_kg", "minutes") asks for a number the page
-# shows in that unit: the unit's sign before the number or its symbol after it.
-UNITS = {"usd": (r"\$|US\$", r"USD|dollars?"), "eur": ("€", "€|EUR|euros?"), "gbp": ("£", "GBP|pounds?"),
-         "in": ("", r'"|″|in|inch(?:es)?'), "cm": ("", "cm"), "mm": ("", "mm"), "m": ("", "m"), "km": ("", "km"),
-         "kb": ("", "KB"), "mb": ("", "MB"), "gb": ("", "GB"), "tb": ("", "TB"), "g": ("", "g"), "kg": ("", "kg"),
-         "lb": ("", "lbs?"), "l": ("", "l|litres?|liters?"), "ml": ("", "ml"), "w": ("", "W"), "wh": ("", "Wh"),
-         "hz": ("", "Hz"), "h": ("", "h|hrs?|hours?"), "hours": ("", "h|hrs?|hours?"),
-         "min": ("", "min|minutes?"), "minutes": ("", "min|minutes?"), "days": ("", "days?"),
-         "years": ("", "years?|yrs?"), "pct": ("", "%|percent"), "percent": ("", "%|percent")}
+
 
 
 def fill_requests(step: Step, context: str, observation: Observation, toolbox: Toolbox,
@@ -62,9 +55,9 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
         return [FillRequest(kind="tool_args", instruction=step.instruction, context=context, schema=schema,
                             allowed=allowed_values(observation, schema, step.instruction, secret_names))]
     if step.kind == "extract":
-        return [FillRequest(kind="extract", instruction=step.instruction, context=context,
-                            schema=step.schema_,
-                            allowed=page_values(observation, step.schema_ or {}, step.instruction))]
+        schema, rows = bulk_values(observation.snapshot, step.schema_ or {})
+        return [FillRequest(kind="extract", instruction=step.instruction, context=context, schema=schema,
+                            allowed={**page_values(observation, schema, step.instruction), **rows})]
     shown = shown_template(observation.text)  # a template the page shows is the one to fill
     template = with_holes(shown, step.template) if shown else step.template
     requests = [FillRequest(kind="code", instruction=step.instruction, context=context, template=template,
@@ -234,10 +227,10 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
     path = [part for part in urlsplit(observation.url).path.split("/") if part]
     lines = [*page_texts(observation.snapshot), observation.title, *path]
     tables = table_rows(observation.snapshot)
-    found = Counter(_numbers(lines))
+    found = Counter(page_numbers(lines))
     said = instruction.casefold()
     asked = {w for name in schema.get("properties", {}) for w in label_words(name)}
-    named = max((t for t in lines if len(t) >= 8 and t.casefold() in said and not _words(t) <= asked), key=len, default="")
+    named = max((t for t in lines if len(t) >= 8 and t.casefold() in said and not word_set(t) <= asked), key=len, default="")
     item = item_texts(observation.snapshot, named) if named else []  # the item the instruction names
     boxes = box_states(observation.snapshot)
     heading = main_heading(observation.snapshot)
@@ -264,36 +257,21 @@ def page_values(observation: Observation, schema: dict[str, Any], instruction: s
             counted = kind == "integer" and COUNTED.search(f"{name} {prop.get('description', '')}") is not None
             shown = numbers_in_unit(lines, name) or list(found)
             if said_of is lines:  # less what a table gives the field for rows the instruction does not name
-                other = Counter(_numbers(others))
+                other = Counter(page_numbers(others))
                 shown = [n for n in shown if found[n] > other[n]] or shown
             else:  # what the page says of the subject, not the numbers in its name ("Kestrel 9 Max")
-                own = set(_numbers([named])) if said_of is item else set()
-                shown = numbers_in_unit(said_of, name) or [n for n in _numbers(said_of) if n not in own] or shown
+                own = set(page_numbers([named])) if said_of is item else set()
+                shown = numbers_in_unit(said_of, name) or [n for n in page_numbers(said_of) if n not in own] or shown
             values = [int(n) for n in shown if "." not in n] + list(range(COUNTS if counted else 0)) \
                 if kind == "integer" else [float(n) for n in shown]
             if counted and label_words(name) & {"row", "rows"} and tables:  # rows a table has
                 values = [len(body_rows(rows)) for rows in tables]
             values = [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
         elif kind == "boolean":  # the state of the box or switch the field's label names, if one does
-            values = [on for box, on in boxes.items() if _words(box) == label_words(name)][:1]
+            values = [on for box, on in boxes.items() if word_set(box) == label_words(name)][:1]
         if values:
             allowed["/" + name] = values
     return allowed
-
-
-def _numbers(texts: list[str]) -> list[str]:
-    """The numbers the texts show, in order, commas dropped."""
-    return [n.replace(",", "") for text in texts for n in NUMBER.findall(text)]
-
-
-def label_words(field: str) -> set[str]:
-    """A field's label as words: its name without a unit (storage_gb: {"storage"})."""
-    parts = re.findall(r"[a-z]+", field.lower())
-    return set(parts[:-1] if len(parts) > 1 and parts[-1] in UNITS else parts)
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]+", text.lower()))
 
 
 def table_cells(tables: list[list[list[tuple[bool, str]]]], field: str,
@@ -307,7 +285,7 @@ def table_cells(tables: list[list[list[tuple[bool, str]]]], field: str,
     said = subject.casefold()
 
     def labels(text: str) -> bool:
-        return bool(label) and label <= _words(text)
+        return bool(label) and label <= word_set(text)
 
     def names(row: list[tuple[bool, str]]) -> bool:
         return bool(said) and not row[0][0] and said in row[0][1].casefold()
@@ -327,20 +305,6 @@ def table_cells(tables: list[list[list[tuple[bool, str]]]], field: str,
             elif header and not row[0][0] and not names(row):  # another item's row, no column for the field
                 others += [text for _, text in row]
     return named or headed, others
-
-
-def numbers_in_unit(lines: list[str], field: str) -> list[str]:
-    """The numbers the lines show in the unit the field's name ends with (commas dropped); none
-    where the name has no unit (UNITS)."""
-    unit = UNITS.get(field.rsplit("_", 1)[-1].lower())
-    if unit is None:
-        return []
-    sign, symbol = unit
-    number = NUMBER.pattern
-    shown = re.compile((rf"(?:{sign})\s?({number})|" if sign else "") + rf"({number})\s?(?:{symbol})(?![A-Za-z])",
-                       re.IGNORECASE)
-    found = (next(g for g in match.groups() if g) for line in lines for match in shown.finditer(line))
-    return list(dict.fromkeys(n.replace(",", "") for n in found))
 
 
 def verbatim_spans(text: str, whole: Literal["named", "shown"], secret_names: Iterable[str] = (),

@@ -1,0 +1,87 @@
+"""Bulk extractions: an array of objects read off a page one item per row of a table (or item of
+a list), each field of an item offered only what its own row says.
+
+The executor then fills every row's fields in one request; which of a row's texts a field takes
+is its decision (a header may name the field in other words, a list has no header at all).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentpair.agent.units import label_words, numbers_in_unit, page_numbers, word_set
+from agentpair.tools.snapshot import body_rows, list_items, table_rows
+
+MAX_ROWS = 40  # the most items a bulk extraction reads (its canvas grows with every row)
+PathSchema = tuple[str, dict[str, Any]]  # (JSON pointer of the array, its item schema)
+
+
+def row_arrays(schema: dict[str, Any]) -> list[PathSchema]:
+    """The arrays of objects an extraction asks for: the schema itself, or its top-level properties."""
+    if _objects(schema):
+        return [("", schema["items"])]
+    return [("/" + name, prop["items"]) for name, prop in schema.get("properties", {}).items()
+            if isinstance(prop, dict) and _objects(prop)]
+
+
+def _objects(schema: dict[str, Any]) -> bool:
+    items = schema.get("items")
+    return schema.get("type") == "array" and isinstance(items, dict) and items.get("type") == "object" \
+        and bool(items.get("properties"))
+
+
+def page_rows(snapshot: str, fields: list[str]) -> tuple[list[list[str]], list[str]]:
+    """The rows an array of objects with these fields is read from, each its texts (a table row's
+    cells; a list item's parts), and the table's header ([] for a list): of the page's tables and
+    lists with two rows or more, the one whose header names most of the fields, then the longest."""
+    sources: list[tuple[list[list[str]], list[str]]] = []
+    for rows in table_rows(snapshot):
+        header = next(([text for _, text in row] for row in rows if row and all(head for head, _ in row)), [])
+        sources.append(([[text for _, text in row] for row in body_rows(rows)], header))
+    sources += [(items, []) for items in list_items(snapshot)]
+    sources = [(rows, header) for rows, header in sources if len(rows) >= 2]
+    if not sources:
+        return [], []
+
+    def named(header: list[str]) -> int:
+        return sum(any(label_words(f) and label_words(f) <= word_set(h) for h in header) for f in fields)
+    return max(sources, key=lambda source: (named(source[1]), len(source[0])))
+
+
+def row_offers(row: list[str], name: str, prop: dict[str, Any]) -> list[Any]:
+    """What one row offers a field: for a string, each of its texts; for a number, the numbers it
+    shows (in the field's unit where its name ends with one the row shows); none for other kinds,
+    or where the schema pins the value down (enum, const, pattern, format)."""
+    if {"enum", "const", "pattern", "format"} & set(prop):
+        return []
+    kind = prop.get("type")
+    if kind == "string":
+        lo, hi = prop.get("minLength", 0), prop.get("maxLength", 10**6)
+        return [t for t in dict.fromkeys(row) if t and lo <= len(t) <= hi]
+    if kind in ("integer", "number"):
+        shown = numbers_in_unit(row, name) or page_numbers(row)
+        values = [int(n) for n in shown if "." not in n] if kind == "integer" else [float(n) for n in shown]
+        return [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
+    return []
+
+
+def bulk_values(snapshot: str, schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """The extraction's schema with each array of objects sized to the rows its page shows (within
+    its own minItems and maxItems, at most MAX_ROWS), and what each item's fields may be, keyed as
+    the executor's `allowed` ("/orders/3/total_usd"); the schema unchanged where no array of
+    objects is asked for or the page shows no rows."""
+    allowed: dict[str, list[Any]] = {}
+    for where, items in row_arrays(schema):
+        props = items["properties"]
+        rows, _ = page_rows(snapshot, list(props))
+        if not rows:
+            continue
+        array = schema if where == "" else schema["properties"][where[1:]]
+        n = min(max(len(rows), array.get("minItems", 0)), array.get("maxItems", MAX_ROWS), MAX_ROWS)
+        sized = {**array, "minItems": n, "maxItems": n}
+        schema = sized if where == "" else {**schema, "properties": {**schema["properties"], where[1:]: sized}}
+        for i, row in enumerate(rows[:n]):
+            for name, prop in props.items():
+                if isinstance(prop, dict) and (offers := row_offers(row, name, prop)):
+                    allowed[f"{where}/{i}/" + name.replace("~", "~0").replace("/", "~1")] = offers
+    return schema, allowed
