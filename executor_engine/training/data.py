@@ -17,7 +17,7 @@ from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, train
 from torch import Tensor
 
 from executor_engine.canvas import ChoiceSlot, Slot, Vocab
-from executor_engine.template import HOLE, Compiled, TemplateError, _SchemaCompiler, \
+from executor_engine.template import ARRAY_ROOM, HOLE, Compiled, TemplateError, _SchemaCompiler, \
     compile_schema, compile_template, pointer_child
 
 SPECIALS = ["<|pad|>", "<|mask|>"]
@@ -80,6 +80,14 @@ def slot_targets(vocab: Vocab, r: dict[str, Any]) -> list[Any]:
         elif kind == "object":
             for key, sub in schema.get("properties", {}).items():
                 walk(sub, value[key], pointer_child(where, key))
+        elif kind == "array":  # every item filled: an absent item's slots would have no target
+            lo = schema.get("minItems", 0)
+            if len(value) != schema.get("maxItems", max(ARRAY_ROOM, lo)):
+                raise TemplateError(f"{where}: an array target fills every item the canvas has")
+            for i, item in enumerate(value):
+                if i >= lo:
+                    out.append(("choice", True))  # the item's "present" mark
+                walk(schema.get("items", {"type": "string"}), item, f"{where}/{i}")
         elif kind in ("string", "integer", "number"):
             out.append(value if kind == "string" else json.dumps(value))
         elif kind != "null":

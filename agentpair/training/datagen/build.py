@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentpair.training.datagen.pages import BUILDERS, Page
+from agentpair.training.datagen.pages_bulk import bulk_page
 from agentpair.training.datagen.pages_lists import LIST_BUILDERS
 from agentpair.training.datagen.pages_unseen import UNSEEN_BUILDERS
 from agentpair.training.datagen.tasks import dumps, page_examples
@@ -22,9 +23,11 @@ from agentpair.tools.browser import Browser
 from agentpair.tools.snapshot import find_ref
 
 # held-out uses different seeds and vocabulary on the first eight families; "families" the
-# held-out vocabulary on page families training never draws (pages_unseen)
-SPLIT_SEEDS = {"train": 1000, "heldout": 9000, "families": 9500}
-SPLIT_BUILDERS = {"train": {**BUILDERS, **LIST_BUILDERS}, "heldout": BUILDERS, "families": UNSEEN_BUILDERS}
+# held-out vocabulary on page families training never draws (pages_unseen); "bulk" trains on
+# tables and lists of 10-16 records read whole (pages_bulk; agentpair.bench.bulk holds its own out)
+SPLIT_SEEDS = {"train": 1000, "heldout": 9000, "families": 9500, "bulk": 2000}
+SPLIT_BUILDERS = {"train": {**BUILDERS, **LIST_BUILDERS}, "heldout": BUILDERS, "families": UNSEEN_BUILDERS,
+                  "bulk": {"bulk": bulk_page}}
 EVAL_PAGES = {"heldout": 80, "families": 60}  # pages of each evaluation split
 
 
@@ -35,7 +38,7 @@ def make_pages(split: str, n: int, seed: int | None = None) -> list[Page]:
 
 
 def vocab(split: str) -> Vocab:
-    return VOCABS["heldout" if split == "families" else split]
+    return VOCABS[{"families": "heldout", "bulk": "train"}.get(split, split)]
 
 
 ROLES = {"link": "link", "button": "button", "textbox": "textbox", "password": "textbox",
@@ -111,10 +114,11 @@ def main() -> None:
     ap.add_argument("--heldout-pages", type=int, default=EVAL_PAGES["heldout"])
     ap.add_argument("--families-pages", type=int, default=EVAL_PAGES["families"],
                     help="pages of the families training never sees")
+    ap.add_argument("--bulk-pages", type=int, default=200, help="training pages of 10-16 records read whole")
     ap.add_argument("--rounds", type=int, default=3, help="example draws per training page")
     args = ap.parse_args()
-    for split, n, rounds in (("train", args.pages, args.rounds), ("heldout", args.heldout_pages, 1),
-                             ("families", args.families_pages, 1)):
+    for split, n, rounds in (("train", args.pages, args.rounds), ("bulk", args.bulk_pages, args.rounds),
+                             ("heldout", args.heldout_pages, 1), ("families", args.families_pages, 1)):
         path = build(Path(args.out), split, n, rounds=rounds)
         print(f"{split}: {sum(1 for _ in path.open())} examples from {n} pages -> {path}")
 

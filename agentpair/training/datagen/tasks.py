@@ -8,9 +8,11 @@ import random
 from typing import Any
 
 from agentpair.training.datagen.pages import El, Page, code, person
+from agentpair.training.datagen.pages_bulk import bulk_example
 from agentpair.training.datagen.vocab import Vocab
 from agentpair.models import Task
 from agentpair.agent.code_holes import code_values
+from agentpair.agent.rows import bulk_values
 from agentpair.agent.step_work import TARGET_SCHEMA, allowed_values, page_values
 from agentpair.agent.render import executor_context
 from agentpair.tools.base import Observation
@@ -26,6 +28,7 @@ MISSING_KEYS = ["discount_code", "sku", "fax", "warranty", "email", "coupon", "i
 # each list ends with the embedded planner's own phrasing (datagen/sites.py), which the
 # executor reads at run time: `phrasing` picks it half the time
 PLANNER_SHARE = 0.5
+BULK_DRAWS = 2  # bulk extractions per bulk page
 VALUE_DRAWS = 2  # steps per field that takes a value: finding where the value ends is what failed at run time
 CLICK = ["Click the '{l}' {k}", "Click {l}", "Click on \"{l}\"", "Press the {l} {k}",
          "Hit {l}", "Tap '{l}'", "Activate the {l} {k}", "Choose {l}", "click the {l} {k}"]
@@ -238,16 +241,22 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
     memory = [{"order": code(rng, 6)}] if rng.random() < 0.15 else None
     task = Task(goal=page.goal, start_url=obs.url, secrets=page.secrets)
     context = executor_context(task, obs, memory)
-    out = act_examples(rng, page, refs, vocab) + extract_examples(rng, page) + \
-        code_examples(rng, page, obs.url, vocab) + read_examples(page, refs)
+    if page.family == "bulk":  # every record into an array of objects, twice with other fields
+        out = act_examples(rng, page, refs, vocab) + [bulk_example(rng, page) for _ in range(BULK_DRAWS)]
+    else:
+        out = act_examples(rng, page, refs, vocab) + extract_examples(rng, page) + \
+            code_examples(rng, page, obs.url, vocab) + read_examples(page, refs)
     for ex in out:
         ex["context"] = context
         # what a run offers: the refs of the tool's roles, the instruction's words for verbatim
-        # values, the page's words and numbers for extracted ones, both for a code template's holes
-        ex["allowed"] = (allowed_values(obs, ex["schema"], ex["instruction"], page.secrets)
-                         if ex["kind"] == "tool_args" else
-                         page_values(obs, ex["schema"], ex["instruction"]) if ex["kind"] == "extract" else
-                         code_values(obs, ex["template"], ex["instruction"]))
+        # values, the page's words and numbers for extracted ones (an array of objects sized to the
+        # page's rows, each row's fields its own texts), both for a code template's holes
+        if ex["kind"] == "extract":
+            ex["schema"], rows = bulk_values(obs.snapshot, ex["schema"])
+            ex["allowed"] = {**page_values(obs, ex["schema"], ex["instruction"]), **rows}
+        else:
+            ex["allowed"] = (allowed_values(obs, ex["schema"], ex["instruction"], page.secrets)
+                             if ex["kind"] == "tool_args" else code_values(obs, ex["template"], ex["instruction"]))
         ex["family"] = page.family
     return out
 
