@@ -15,7 +15,13 @@ console = Console(stderr=True)
 async def _bench_executor(args: argparse.Namespace) -> int:
     from executor_engine.bench import bench_executor
 
-    if args.eval:
+    if args.workload == "bulk":
+        from agentpair.bench.bulk import bench_bulk
+
+        with console.status("filling every record of the bulk pages: diffusion and AR side by side"):
+            report = await asyncio.to_thread(bench_bulk, args.limit or 24, model=args.model, ar_model=args.ar_model,
+                                             device="cpu" if args.device == "auto" else args.device)
+    elif args.eval:
         with console.status("evaluating the executor on the held-out split"):
             report = await asyncio.to_thread(_eval_report, args)
     else:
@@ -161,11 +167,15 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     executor.add_argument("--eval", action="store_true",
                           help="held-out accuracy and speed: diffusion (threshold, one token per "
                                "forward) vs the AR baseline (default: the shipped models)")
-    executor.add_argument("--ar-model", help="AR baseline checkpoint for --eval")
+    executor.add_argument("--workload", choices=["fixed", "bulk"], default="fixed",
+                          help="bulk: every record of a table or list (10-16) into an array of objects, "
+                               "diffusion vs the AR baseline (default: the shipped models)")
+    executor.add_argument("--ar-model", help="AR baseline checkpoint for --eval and --workload bulk")
     executor.add_argument("--data", default="data/executor/heldout.jsonl",
                           help="held-out JSONL for --eval; heldout.jsonl (new names) and families.jsonl "
                                "(page families never trained on) are generated when missing")
-    executor.add_argument("--limit", type=int, help="evaluate N held-out examples spread over the split")
+    executor.add_argument("--limit", type=int, help="evaluate N held-out examples spread over the split "
+                                                    "(--workload bulk: N pages, default 24)")
     executor.set_defaults(handler=_bench_executor)
     tracing = targets.add_parser("tracing", help="the cost of one traced span (create, attributes, export)")
     tracing.add_argument("--spans", type=int, default=200)

@@ -1,0 +1,35 @@
+"""The bulk workload: held-out pages of 10-16 records read whole by both local executors side by
+side (real Chromium, the shipped models), scored slot by slot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentpair.bench.bulk import bench_bulk, bulk_cases, slot_hits, slots
+
+
+def test_slots_are_the_targets_leaves_and_a_hit_needs_the_same_value_and_type() -> None:
+    target = {"orders": [{"id": "A1", "qty": 2}, {"id": "B2", "qty": 3}]}
+    assert [path for path, _ in slots(target)] == [("orders", 0, "id"), ("orders", 0, "qty"),
+                                                   ("orders", 1, "id"), ("orders", 1, "qty")]
+    got = {"orders": [{"id": "A1", "qty": 2.0}, {"id": "B2", "qty": 3}]}
+    assert slot_hits(got, target) == [True, False, True, True]  # 2.0 is not the integer 2
+    assert slot_hits({"orders": [{"id": "A1", "qty": 2}]}, target) == [True, True, False, False]
+    assert slot_hits(None, target) == [False] * 4
+
+
+def test_the_workload_asks_for_every_record_in_one_request(tmp_path: Path) -> None:
+    [(request, target)] = bulk_cases(1, tmp_path / "pages.jsonl")
+    records = target if isinstance(target, list) else next(iter(target.values()))
+    at = "" if isinstance(target, list) else "/" + next(iter(target))
+    assert request.kind == "extract" and 10 <= len(records) <= 16
+    assert all(value in request.allowed[f"{at}/{i}/{key}"] for i, row in enumerate(records) for key, value in row.items())
+
+
+def test_the_report_puts_both_executors_side_by_side(tmp_path: Path) -> None:
+    report = bench_bulk(2, tmp_path / "pages.jsonl")
+    assert report["requests"] == 2 and report["slots_per_request"]["min"] >= 20
+    for side in ("diffusion", "ar"):
+        assert report[side]["errors"] == 0 and 0 <= report[side]["accuracy_slot"] <= 1
+        assert report[side]["forwards_p50"] >= 1  # a bulk request is never decided by its offers alone
+    assert report["forwards_ratio_vs_ar"] > 0 and report["speedup_vs_ar"] > 0
