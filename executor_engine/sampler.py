@@ -133,13 +133,14 @@ class _BlockSampler:
         return positions + [q for _, qs in choices for q in qs if q not in positions]
 
     def _choices(self, p: Progress, positions: list[int]) -> list[tuple[ChoiceSlot, list[int]]]:
-        """The choice slots (still open to two values or more) starting at one of `positions`, each
-        with its masked positions; none unless the sampler scores choices whole, greedily (under a
-        temperature a choice is sampled token by token)."""
+        """The choice slots still open to two values or more, anywhere on the canvas (a choice is
+        constrained whole, so it need not wait for its block: every record of a bulk extraction is
+        scored in each forward), each with its masked positions; none unless the sampler scores
+        choices whole, greedily (under a temperature a choice is sampled token by token)."""
         if not self.whole_choices or self.temperature > 0:
             return []
         masked = p.canvas.masked()
-        slots = {id(s): s for q in positions if isinstance(s := p.canvas.owner[q][0], ChoiceSlot) and len(s.live) > 1}
+        slots = {id(s): s for q in masked if isinstance(s := p.canvas.owner[q][0], ChoiceSlot) and len(s.live) > 1}
         return [(s, [q for q in masked if p.canvas.owner[q][0] is s]) for s in slots.values()]
 
     def step(self, p: Progress, logits: Tensor) -> int:
