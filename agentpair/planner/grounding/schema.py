@@ -394,10 +394,10 @@ def _unread(request: PlanRequest) -> dict[str, Any] | None:
 
 def _grounded_answer(request: PlanRequest, values: list[str]) -> dict[str, Any] | None:
     """The task's answer schema with what the plan may say in it held to what the task holds: a
-    top-level field is the value extracted under its name; where none was, a string field is one
-    of `values` (runs of the goal's words, extracted values: typed_values) and a number field one
-    the extractions hold, where they hold one; so a finish copies what was found instead of
-    making a value up."""
+    top-level field is the value extracted under its name (an array of records as read); where none
+    was, a string field is one of `values` (runs of the goal's words, extracted values:
+    typed_values) and a number field one the extractions hold, where they hold one; so a finish
+    copies what was found instead of making a value up."""
     schema = request.output_schema
     if not schema or not isinstance(schema.get("properties"), dict):
         return schema
@@ -412,5 +412,8 @@ def _grounded_answer(request: PlanRequest, values: list[str]) -> dict[str, Any] 
         elif kind in ("number", "integer") and not {"enum", "const"} & set(prop):
             own = [v for v in own if _number(v)] or numbers  # its own, else any
             allowed = own if kind == "number" else [int(v) for v in own if float(v).is_integer()]
-        properties[name] = {**prop, "enum": list(dict.fromkeys(allowed))} if allowed else prop
+        elif kind in ("array", "object") and not {"enum", "const"} & set(prop):
+            allowed = own  # the records read (a bulk extraction's), else the planner's
+        unique = [v for i, v in enumerate(allowed) if v not in allowed[:i]]  # records are unhashable
+        properties[name] = {**prop, "enum": unique} if allowed else prop
     return {**schema, "properties": properties}

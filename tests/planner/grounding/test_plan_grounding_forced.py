@@ -60,6 +60,16 @@ def test_once_every_field_is_read_the_run_answers_with_what_was_read() -> None:
     assert all(step.kind != "finish" for step in forced_steps(half))  # the weight is still unread
 
 
+def test_records_read_in_bulk_are_the_answer_as_read() -> None:
+    rows = [{"name": "Tern 40 kayak", "price_usd": 640.0}, {"name": "Tern 50 kayak", "price_usd": 720.0}]
+    schema = {"type": "object", "required": ["kayaks"], "properties": {"kayaks": {"type": "array", "items": {
+        "type": "object", "properties": {"name": {"type": "string"}, "price_usd": {"type": "number"}}}}}}
+    read = ['[2] extract: extract every kayak with its name and price -> ok']
+    done = request(goal="List every kayak with its name and price.", snapshot=SHEET, output_schema=schema, history=read,
+                   memory=[{"kayaks": rows}])
+    assert forced_steps(done) == [Step(kind="finish", instruction="the goal is done", answer={"kayaks": rows})]
+
+
 def test_where_the_schema_allows_one_step_the_loop_takes_it_and_otherwise_asks() -> None:
     typed = FORM.replace('textbox "Skipper" [ref=e2]', 'textbox "Skipper" [ref=e2]: Ofelia Brandt')
     refused = [f"[1] act click: {HIRE} -> FAILED: {premature_click(request(goal=GOAL, snapshot=typed), HIRE)}"]
