@@ -179,6 +179,7 @@ class Canvas:
         self.vocab = vocab
         self.ids: list[int] = []
         self.owner: dict[int, tuple[Slot, int]] = {}  # canvas position -> (slot, index in slot)
+        self.records: list[tuple[int, int]] = []  # [start, end) of each array item: a record's positions
 
     def add_text(self, text: str) -> None:
         self.ids += self.vocab.encode(text)
@@ -205,6 +206,17 @@ class Canvas:
                 seen.add(id(slot))
             out.append(p)
         return out
+
+    def open_records(self) -> list[int] | None:
+        """The positions of every record (array item, the innermost holding it) that still has a
+        masked position; None where a masked position lies in no record (or none is masked)."""
+        spans = []
+        for p in self.masked():
+            holding = [r for r in self.records if r[0] <= p < r[1]]
+            if not holding:
+                return None
+            spans.append(min(holding, key=lambda r: r[1] - r[0]))
+        return sorted({q for start, end in set(spans) for q in range(start, end)}) or None
 
     def allowed(self, positions: list[int]) -> Tensor:  # bool [len(positions), V]
         return torch.stack([self.owner[p][0].allowed(self.owner[p][1]) for p in positions])

@@ -62,6 +62,7 @@ class _Job:
     instruction_pending: bool = False  # exact layout: the instruction rides in pass 1
     instruction_kv: list[KV] | None = None  # its K/V from pass 1, joined to the prefix by pass 2
     refreshed_block: int | None = None  # block at which an approximate prefix was computed
+    canvas_kv: list[KV] | None = None  # exact layout: each canvas position's K/V from the last pass computing it
 
     @property
     def prompt(self) -> list[int]:
@@ -119,10 +120,13 @@ class Engine:
 
     @torch.no_grad()
     def fill(self, requests: list[FillInput], sampler: Sampler | None = None,
-             use_cache: bool = True, cancel: threading.Event | None = None) -> list[FillOutput]:
+             use_cache: bool = True, cancel: threading.Event | None = None,
+             record_passes: bool = True) -> list[FillOutput]:
         """Fill every request; per-request problems come back as FillOutput.error. Once `cancel`
         is set (from another thread), requests not yet finished end with the error "cancelled"
-        before the next forward."""
+        before the next forward. record_passes (with the cache, agentpair layout): once every open
+        position lies in a record (an array item), a pass computes only the open records
+        (_forward_records; inexact, so off where a fill must equal the uncached one)."""
         sampler = sampler or ThresholdSampler()
         t0 = time.perf_counter()
         outputs = [FillOutput() for _ in requests]
@@ -145,7 +149,7 @@ class Engine:
                 active.append(job)
             stepping = [j for j in active if not j.progress.done]
             if stepping:
-                self._step(stepping, sampler, use_cache)
+                self._step(stepping, sampler, use_cache, record_passes)
             for job in [j for j in active if j.progress.done]:
                 outputs[job.index] = self._output(job, t0)
                 active.remove(job)
@@ -203,7 +207,7 @@ class Engine:
 
     # -- one denoising step -----------------------------------------------------------------
 
-    def _step(self, jobs: list[_Job], sampler: Sampler, use_cache: bool) -> None:
+    def _step(self, jobs: list[_Job], sampler: Sampler, use_cache: bool, record_passes: bool) -> None:
         if not use_cache:
             full, part = jobs, []
         elif self.cfg.segment_causal:
@@ -211,13 +215,26 @@ class Engine:
         else:  # approximate prefix cache: refresh when a request enters a new block
             full = [j for j in jobs if j.refreshed_block != j.progress.block]
             part = [j for j in jobs if j.refreshed_block == j.progress.block]
-        for group, forward in ((full, self._forward_full), (part, self._forward_canvas)):
+        records = {id(j): rows for j in part if record_passes and (rows := self._open_records(j)) is not None}
+        part, local = [j for j in part if id(j) not in records], [j for j in part if id(j) in records]
+        for group, forward in ((full, self._forward_full), (part, self._forward_canvas),
+                               (local, lambda g, w, _: self._forward_records(g, w, [records[id(j)] for j in g]))):
             if group:
                 # logits only where this step chooses: no lm/copy head on fixed or committed tokens
                 wanted = [sampler.read(j.progress) for j in group]
                 logits = forward(group, wanted, use_cache).float().cpu()  # [B, Nmax, V], as the masks
                 for b, job in enumerate(group):
                     sampler.step(job.progress, logits[b, : len(wanted[b])])
+
+    @staticmethod
+    def _open_records(job: _Job) -> list[int] | None:
+        """The canvas positions a record-local pass recomputes (the records still open), or None
+        for a whole pass: before the canvas's K/V are cached, or while an open position lies in no
+        record, or when every position would be recomputed anyway."""
+        if job.canvas_kv is None or job.instruction_pending:
+            return None
+        rows = job.compiled.canvas.open_records()
+        return rows if rows is not None and len(rows) < len(job.compiled.canvas.ids) else None
 
     def _forward_full(self, jobs: list[_Job], wanted: list[list[int]], store_prefix: bool
                       ) -> Tensor:
@@ -249,11 +266,8 @@ class Engine:
         tokens), attending to each job's cached prefix; logits at the wanted canvas positions.
         The instruction never attends to the canvas, so its K/V then join the prefix exactly."""
         s, dev = self.cfg.shift, self.device
-        for j in jobs:  # a second pass: the instruction joins the prefix (a one-pass fill never copies it)
-            if j.instruction_kv is not None:
-                j.prefix = [(torch.cat([pk, ik], 2), torch.cat([pv, iv], 2))
-                            for (pk, pv), (ik, iv) in zip(j.prefix, j.instruction_kv)]
-                j.instruction_kv = None
+        for j in jobs:
+            self._join_instruction(j)
         heads = [j.instruction_ids if j.instruction_pending else j.prompt[len(j.prompt) - s :]
                  for j in jobs]
         seqs = [h + j.compiled.canvas.ids for h, j in zip(heads, jobs)]
@@ -273,10 +287,60 @@ class Engine:
         logits, kvs = self.model(ids, positions, mask, prefix, logits_at=at,
                                  segments=seg.clamp(max=2))
         for b, (job, head) in enumerate(zip(jobs, heads)):
+            n, c = len(head), len(job.compiled.canvas.ids)
             if job.instruction_pending:
-                n = len(head)
                 job.instruction_kv = [(k[b : b + 1, :, :n], v[b : b + 1, :, :n]) for k, v in kvs]
                 job.instruction_pending = False
+            if self.cfg.segment_causal:  # what a record-local pass reads of the records it leaves alone
+                job.canvas_kv = [(k[b : b + 1, :, n : n + c].clone(), v[b : b + 1, :, n : n + c].clone())
+                                 for k, v in kvs]
+        return logits
+
+    @staticmethod
+    def _join_instruction(job: _Job) -> None:
+        """A second pass: the instruction's K/V join the prefix (a one-pass fill never copies them)."""
+        if job.instruction_kv is not None:
+            job.prefix = [(torch.cat([pk, ik], 2), torch.cat([pv, iv], 2))
+                          for (pk, pv), (ik, iv) in zip(job.prefix, job.instruction_kv)]
+            job.instruction_kv = None
+
+    def _forward_records(self, jobs: list[_Job], wanted: list[list[int]], rows: list[list[int]]) -> Tensor:
+        """A record-local pass (exact layout, instruction in the prefix): only the positions of the
+        records still open (`rows`, canvas positions) are computed, attending to the prefix and to
+        the other positions' K/V as the last pass computing them left them (the fixed text, the
+        records already filled); logits at the wanted positions, which all lie in those records.
+        As Fast-dLLM's cache, inexact: a finished record is not recomputed for its neighbours."""
+        dev = self.device
+        prefixes, seqs, before = [], [], []
+        for j, act in zip(jobs, rows):
+            self._join_instruction(j)
+            ids = j.compiled.canvas.ids
+            keep = torch.tensor(sorted(set(range(len(ids))) - set(act)), dtype=torch.long, device=dev)
+            prefixes.append([(torch.cat([pk, ck[:, :, keep]], 2), torch.cat([pv, cv[:, :, keep]], 2))
+                             for (pk, pv), (ck, cv) in zip(j.prefix, j.canvas_kv)])
+            seqs.append([ids[q] for q in act])
+            before.append([ids[q - 1] if q else j.prompt[-1] for q in act])  # the token before: not the prefix's last
+        T, B = max(map(len, seqs)), len(jobs)
+        P = max(p[0][0].shape[2] for p in prefixes)
+        ids = torch.tensor([q + [0] * (T - len(q)) for q in seqs], device=dev)  # [B, T]
+        previous = torch.tensor([q + [0] * (T - len(q)) for q in before], device=dev)  # [B, T]
+        start = torch.tensor([j.prefix[0][0].shape[2] for j in jobs], device=dev)  # canvas position 0 sits here
+        positions = torch.tensor([act + [0] * (T - len(act)) for act in rows], device=dev) + start[:, None]
+        n_prefix = torch.tensor([p[0][0].shape[2] for p in prefixes], device=dev)
+        valid = torch.arange(T, device=dev)[None] < torch.tensor([len(q) for q in seqs], device=dev)[:, None]  # [B, T]
+        own = (valid[:, None, :] & valid[:, :, None]) | torch.eye(T, dtype=torch.bool, device=dev)  # [B, T, T]
+        prefix_ok = torch.arange(P, device=dev)[None] < n_prefix[:, None]  # [B, P]
+        mask = torch.cat([prefix_ok[:, None, :].expand(-1, T, -1), own], 2)  # [B, T, P + T]
+        index = [{q: i for i, q in enumerate(act)} for act in rows]  # canvas position -> place in the call
+        at = torch.tensor([[ix[q] for q in w] + [ix[w[0]]] * (max(map(len, wanted)) - len(w))
+                           for ix, w in zip(index, wanted)], device=dev)  # [B, Nmax]
+        prefix = [self._stack([p[i] for p in prefixes], P) for i in range(len(prefixes[0]))]
+        logits, kvs = self.model(ids, positions, mask, prefix, logits_at=at,
+                                 segments=torch.full((B, T), 2, device=dev), previous=previous)
+        for b, (job, act) in enumerate(zip(jobs, rows)):  # the recomputed records' K/V replace theirs
+            where = torch.tensor(act, dtype=torch.long, device=dev)
+            for (ck, cv), (k, v) in zip(job.canvas_kv, kvs):
+                ck[:, :, where], cv[:, :, where] = k[b : b + 1, :, : len(act)], v[b : b + 1, :, : len(act)]
         return logits
 
     def _logits_at(self, starts: list[int], wanted: list[list[int]]) -> Tensor:

@@ -252,6 +252,7 @@ class DiffusionLM(nn.Module):
         prefix: list[KV] | None = None,  # per layer (then the copy head's), P cached positions
         logits_at: Tensor | None = None,  # [B, K] positions to compute logits for; None = all
         segments: Tensor | None = None,  # [B, T] 0 context, 1 instruction, 2 canvas; None = 0
+        previous: Tensor | None = None,  # [B, T] the token before each position; None = from ids and prefix
     ) -> tuple[Tensor, list[KV]]:
         """Logits [B, K or T, V] and this call's cache entries (keys/values per layer, then the
         copy head's sources). With a copy head the logits are log-probabilities."""
@@ -269,7 +270,9 @@ class DiffusionLM(nn.Module):
             return self.lm_head(self.norm(x)), kvs
         h = self.norm(x)  # [B, T, d]
         prefix_ids = None if prefix is None else prefix[-1][1][:, 0, :, 0].long()  # [B, P]
-        prev = self.embed(previous_ids(ids, positions, prefix_ids, self.cfg.mask_token_id))
+        if previous is None:
+            previous = previous_ids(ids, positions, prefix_ids, self.cfg.mask_token_id)
+        prev = self.embed(previous)
         seg = torch.zeros_like(ids) if segments is None else segments
         src = self.copy.sources(h, prev, ids, seg)
         kvs.append(src)

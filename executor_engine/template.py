@@ -217,10 +217,11 @@ class _SchemaCompiler:
         self.canvas.add_text("[")
         items = []
         for i in range(hi):
-            present = None
+            present, start = None, len(self.canvas.ids)
             if i >= lo:  # "+" marks a present item; pad alone means absent
                 present = self.canvas.add_slot(ChoiceSlot(self.vocab, [True, False], ["+", ""]))
             items.append((present, self.node(schema.get("items", {"type": "string"}), f"{where}/{i}")))
+            self.canvas.records.append((start, len(self.canvas.ids)))
             self.canvas.add_text(", " if i < hi - 1 else "")
         self.canvas.add_text("]")
         return lambda: [decode() for present, decode in items if present is None or present.value()]
