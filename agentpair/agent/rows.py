@@ -1,8 +1,9 @@
 """Bulk extractions: an array of objects read off a page one item per row of a table (or item of
-a list), each field of an item offered only what its own row says.
+a list), each field of an item offered only what its own row says: the cell in the column whose
+header names the field, else the row's cells in the columns no field's name claims.
 
-The executor then fills every row's fields in one request; which of a row's texts a field takes
-is its decision (a header may name the field in other words, a list has no header at all).
+The executor then fills every row's fields in one request; which of those texts a field takes is
+its decision (a header may name the field in other words, a list has no header at all).
 """
 
 from __future__ import annotations
@@ -48,6 +49,27 @@ def page_rows(snapshot: str, fields: list[str]) -> tuple[list[list[str]], list[s
     return max(sources, key=lambda source: (named(source[1]), len(source[0])))
 
 
+def named_columns(header: list[str], fields: list[str]) -> dict[str, int]:
+    """Field -> the column whose header names it (its label words, as label_words reads a field's
+    name: "total_usd" is named by "Total"), where exactly one does."""
+    columns = {}
+    for field in fields:
+        named = [i for i, h in enumerate(header) if label_words(field) and label_words(field) <= word_set(h)]
+        if len(named) == 1:
+            columns[field] = named[0]
+    return columns
+
+
+def row_cells(row: list[str], field: str, columns: dict[str, int], width: int) -> list[str]:
+    """What a row offers a field: its cell in the field's column, else its cells in the columns no
+    field claims (all of them in a list's item, or in a row that does not span the header)."""
+    if len(row) != width:
+        return row
+    if field in columns:
+        return [row[columns[field]]]
+    return [cell for i, cell in enumerate(row) if i not in columns.values()]
+
+
 def row_offers(row: list[str], name: str, prop: dict[str, Any]) -> list[Any]:
     """What one row offers a field: for a string, each of its texts; for a number, the numbers it
     shows (in the field's unit where its name ends with one the row shows); none for other kinds,
@@ -73,15 +95,16 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> tuple[dict[str, Any], 
     allowed: dict[str, list[Any]] = {}
     for where, items in row_arrays(schema):
         props = items["properties"]
-        rows, _ = page_rows(snapshot, list(props))
+        rows, header = page_rows(snapshot, list(props))
         if not rows:
             continue
         array = schema if where == "" else schema["properties"][where[1:]]
         n = min(max(len(rows), array.get("minItems", 0)), array.get("maxItems", MAX_ROWS), MAX_ROWS)
         sized = {**array, "minItems": n, "maxItems": n}
         schema = sized if where == "" else {**schema, "properties": {**schema["properties"], where[1:]: sized}}
+        columns = named_columns(header, list(props))
         for i, row in enumerate(rows[:n]):
             for name, prop in props.items():
-                if isinstance(prop, dict) and (offers := row_offers(row, name, prop)):
+                if isinstance(prop, dict) and (offers := row_offers(row_cells(row, name, columns, len(header)), name, prop)):
                     allowed[f"{where}/{i}/" + name.replace("~", "~0").replace("/", "~1")] = offers
     return schema, allowed

@@ -58,10 +58,19 @@ def test_an_array_under_a_property_is_sized_to_the_table_and_offered_each_rows_o
     schema = {"type": "object", "properties": {"orders": {"type": "array", "items": ORDER}}}
     sized, allowed = bulk_values(TABLE, schema)
     assert sized["properties"]["orders"]["minItems"] == sized["properties"]["orders"]["maxItems"] == 3
-    assert allowed["/orders/1/customer"] == ["Alan Turing", "$88.00", "12"]  # the row's texts, no other row's
-    assert allowed["/orders/0/total_usd"] == [1204.5]  # in the field's unit: the dollar amount, not the quantity
-    assert allowed["/orders/2/qty"] == [1]  # "$7.25" is no integer
+    assert allowed["/orders/1/customer"] == ["Alan Turing"]  # the row's cell in the column the header names
+    assert allowed["/orders/0/total_usd"] == [1204.5]
+    assert allowed["/orders/2/qty"] == [1]
     assert "/orders/3/customer" not in allowed
+
+
+def test_a_field_no_header_names_chooses_among_the_cells_no_other_field_claims() -> None:
+    item = {"type": "object", "properties": {"buyer": {"type": "string"}, "units": {"type": "integer"},
+                                             "total_usd": {"type": "number"}}}
+    _, allowed = bulk_values(TABLE, {"type": "array", "items": item})
+    assert allowed["/1/buyer"] == ["Alan Turing", "12"]  # not the Total column's "$88.00": total_usd has it
+    assert allowed["/1/units"] == [12]  # the numbers of the unclaimed cells
+    assert allowed["/1/total_usd"] == [88.0]
 
 
 def test_a_top_level_array_reads_a_list_of_cards_where_no_table_names_its_fields() -> None:
