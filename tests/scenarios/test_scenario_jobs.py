@@ -23,8 +23,11 @@ def fill(text: str, box: str = "Job config") -> tuple:
     return ("type", {"ref": ("textbox", box), "text": text})
 
 
+SOLUTION = [OPEN, ("read", {}), fill(config()), CREATE]
+
+
 async def test_scripted_solution_succeeds(browser) -> None:
-    verdict, results = await play(browser, "jobs", [OPEN, ("read", {}), fill(config()), CREATE])
+    verdict, results = await play(browser, "jobs", SOLUTION)
     assert all(r.ok for r in results), results
     assert "&lt;on_failure&gt;" not in results[1].output and "<on_failure>" in results[1].output
     assert verdict.success, verdict.reasons

@@ -26,9 +26,12 @@ ROWS = [{'id': 'SH-40211', 'destination': 'Rotterdam', 'weight_kg': 12.4},
         {'id': 'SH-40247', 'destination': 'Antwerp', 'weight_kg': 9.3},
         {'id': 'SH-40250', 'destination': 'Santos', 'weight_kg': 17.6}]
 
+SOLUTION = [OPEN, ("read", {})]
+ANSWER = {"shipments": ROWS}
+
 
 async def test_scripted_solution_succeeds(browser) -> None:
-    verdict, results = await play(browser, "shipments", [OPEN, ("read", {})], answer={"shipments": ROWS})
+    verdict, results = await play(browser, "shipments", SOLUTION, answer=ANSWER)
     assert all(r.ok for r in results), results
     assert "SH-40250" in results[-1].output and "17.6 kg" in results[-1].output
     assert verdict.success, verdict.reasons
