@@ -120,6 +120,9 @@ class FillRequest(BaseModel):
     allowed: dict[str, list[Any]] = Field(
         default_factory=dict, description="JSON pointer -> allowed values, e.g. /ref -> refs"
     )
+    tied: list[list[str]] = Field(
+        default_factory=list, description="groups of pointers that take their values from the same place in "
+                                          "their allowed lists (every record's field from one table column)")
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 

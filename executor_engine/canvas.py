@@ -159,10 +159,18 @@ class ChoiceSlot(Slot):
         self.values = values
         self.seqs = [s + [vocab.pad_id] * (room - len(s)) for s in seqs]
         self.live = self.seqs  # the sequences that agree with every committed token
+        self.tied: list[ChoiceSlot] = []  # choices taking their value from the same place as this one
 
     def commit(self, i: int, tok: int) -> None:
         super().commit(i, tok)
         self.live = [s for s in self.live if s[i] == tok]
+        places = self.places()
+        for other in self.tied:  # they keep to the places still open here
+            other.live = [s for k, s in enumerate(other.seqs) if k in places and s in other.live]
+
+    def places(self) -> set[int]:
+        """Where among its values the live ones are."""
+        return {k for k, s in enumerate(self.seqs) if s in self.live}
 
     def allowed(self, i: int) -> Tensor:
         ids = sorted({s[i] for s in self.live})
@@ -170,6 +178,12 @@ class ChoiceSlot(Slot):
 
     def value(self) -> Any:
         return self.values[self.seqs.index(list(self.tokens))]
+
+
+def tie(slots: list[ChoiceSlot]) -> None:
+    """These choices (as many values each) take their values from the same place in their lists."""
+    for slot in slots:
+        slot.tied = [other for other in slots if other is not slot]
 
 
 class Canvas:

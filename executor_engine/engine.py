@@ -37,6 +37,7 @@ class FillInput:
     schema: dict[str, Any] | None = None
     template: str | None = None
     allowed: dict[str, list[Any]] = field(default_factory=dict)  # JSON pointer -> values
+    tied: list[list[str]] = field(default_factory=list)  # pointers taking the same place in their allowed lists
 
 
 @dataclass
@@ -159,7 +160,7 @@ class Engine:
         if (req.schema is None) == (req.template is None):
             raise ValueError("a fill request carries either a schema or a template")
         if req.schema is not None:
-            compiled = compile_schema(self.vocab, req.schema, req.allowed)
+            compiled = compile_schema(self.vocab, req.schema, req.allowed, req.tied)
         else:
             compiled = compile_template(self.vocab, req.template or "", req.allowed)
         return _Job(index, req.context, compiled, sampler.start(compiled.canvas),

@@ -169,18 +169,28 @@ class _BlockSampler:
         value's pads can outscore a long one's words): committed whole. Returns the tokens."""
         row = {q: k for k, q in enumerate(read)}
         logp = F.log_softmax(logits.float(), dim=-1)  # [n, V]
-        n = 0
+        scored = {}
         for slot, qs in choices:
             at = torch.tensor([row[q] for q in qs])  # [m]
             seqs = torch.tensor([[seq[p.canvas.owner[q][1]] for q in qs] for seq in slot.live])  # [C, m]
-            scores = logp[at[None, :], seqs].sum(-1)  # [C]
+            scored[id(slot)] = (qs, seqs, logp[at[None, :], seqs].sum(-1), logp[at[0], seqs[:, 0]])  # [C], [C]
+        n, done = 0, set()
+        for slot, _ in choices:
+            if id(slot) in done:
+                continue
+            group = [s for s in (slot, *slot.tied) if id(s) in scored]  # tied: every record's evidence summed
+            done |= {id(s) for s in group}
+            scores = sum(scored[id(s)][2] for s in group)
             probs = F.softmax(scores, dim=-1)
             best = int(probs.argmax())
-            first = logp[at[0], seqs[:, 0]].argmax()  # the value a token-by-token pick would start
-            if float(probs[best]) >= self.choice_threshold and seqs[best, 0] == seqs[first, 0]:
-                for q, tok in zip(qs, seqs[best].tolist()):
-                    p.canvas.commit(q, tok)
-                n += len(qs)
+            first = int(sum(scored[id(s)][3] for s in group).argmax())  # the value a token-by-token pick would start
+            if float(probs[best]) >= self.choice_threshold and \
+                    all(scored[id(s)][1][best, 0] == scored[id(s)][1][first, 0] for s in group):
+                for s in group:
+                    qs, seqs = scored[id(s)][:2]
+                    for q, tok in zip(qs, seqs[best].tolist()):
+                        p.canvas.commit(q, tok)
+                    n += len(qs)
         return n
 
     def _commit_positions(self, p: Progress, positions: list[int], logits: Tensor) -> list[int]:

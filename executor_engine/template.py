@@ -15,7 +15,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from executor_engine.canvas import Canvas, ChoiceSlot, NumberSlot, Slot, TextSlot, Vocab
+from executor_engine.canvas import Canvas, ChoiceSlot, NumberSlot, Slot, TextSlot, Vocab, tie
 
 HOLE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)(?::(\d+))?\}\}")
 HOLE_ROOM = 16  # tokens of a hole written without a size
@@ -90,13 +90,21 @@ def compile_template(vocab: Vocab, template: str, allowed: dict[str, list[Any]])
     return Compiled(canvas, lambda: "".join(p if isinstance(p, str) else p.value() for p in pieces))
 
 
-def compile_schema(vocab: Vocab, schema: dict[str, Any], allowed: dict[str, list[Any]]) -> Compiled:
-    """A JSON schema (objects, arrays, strings, numbers, booleans, enums) as a canvas."""
+def compile_schema(vocab: Vocab, schema: dict[str, Any], allowed: dict[str, list[Any]],
+                   tied: list[list[str]] = ()) -> Compiled:
+    """A JSON schema (objects, arrays, strings, numbers, booleans, enums) as a canvas; each group
+    of `tied` pointers (choices with as many values) takes values from one place in their lists."""
     c = _SchemaCompiler(vocab, schema, allowed)
     decode = c.node(schema, "")
     unknown = set(allowed) - c.used
     if unknown:
         raise TemplateError(f"allowed pointers match no value in the schema: {sorted(unknown)}")
+    for group in tied:
+        slots = [c.choices.get(p) for p in group]
+        if None in slots or len({len(s.values) for s in slots}) != 1 or \
+                any(len(s.values) != len(allowed[p]) for s, p in zip(slots, group)):
+            raise TemplateError(f"tied pointers are not choices with as many distinct values: {group}")
+        tie(slots)
     return Compiled(c.canvas, decode)
 
 
@@ -133,6 +141,7 @@ class _SchemaCompiler:
         self.vocab, self.root, self.allowed = vocab, root, allowed
         self.canvas = Canvas(vocab)
         self.used: set[str] = set()
+        self.choices: dict[str, ChoiceSlot] = {}  # pointer -> its choice, where `allowed` gives one
 
     def resolve(self, schema: dict[str, Any], where: str) -> dict[str, Any]:
         """Follow local $ref; take the first non-null branch of anyOf or of a type list."""
@@ -161,7 +170,9 @@ class _SchemaCompiler:
         schema = self.resolve(schema, where)
         if where in self.allowed:
             self.used.add(where)
-            return self.choice(schema, self.allowed[where], where)
+            decode = self.choice(schema, self.allowed[where], where)
+            self.choices[where] = self.canvas.owner[len(self.canvas.ids) - 1][0]
+            return decode
         if "const" in schema:
             return self.choice(schema, [schema["const"]], where)
         if "enum" in schema:

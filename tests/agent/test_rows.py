@@ -56,7 +56,7 @@ ORDER = {"type": "object", "required": ["customer", "total_usd", "qty"],
 
 def test_an_array_under_a_property_is_sized_to_the_table_and_offered_each_rows_own_values() -> None:
     schema = {"type": "object", "properties": {"orders": {"type": "array", "items": ORDER}}}
-    sized, allowed = bulk_values(TABLE, schema)
+    sized, allowed, _ = bulk_values(TABLE, schema)
     assert sized["properties"]["orders"]["minItems"] == sized["properties"]["orders"]["maxItems"] == 3
     assert allowed["/orders/1/customer"] == ["Alan Turing"]  # the row's cell in the column the header names
     assert allowed["/orders/0/total_usd"] == [1204.5]
@@ -67,15 +67,16 @@ def test_an_array_under_a_property_is_sized_to_the_table_and_offered_each_rows_o
 def test_a_field_no_header_names_chooses_among_the_cells_no_other_field_claims() -> None:
     item = {"type": "object", "properties": {"buyer": {"type": "string"}, "units": {"type": "integer"},
                                              "total_usd": {"type": "number"}}}
-    _, allowed = bulk_values(TABLE, {"type": "array", "items": item})
+    _, allowed, tied = bulk_values(TABLE, {"type": "array", "items": item})
     assert allowed["/1/buyer"] == ["Alan Turing", "12"]  # not the Total column's "$88.00": total_usd has it
     assert allowed["/1/units"] == [12]  # the numbers of the unclaimed cells
     assert allowed["/1/total_usd"] == [88.0]
+    assert tied == [["/0/buyer", "/1/buyer", "/2/buyer"]]  # every record takes the buyer from one column
 
 
 def test_a_top_level_array_reads_a_list_of_cards_where_no_table_names_its_fields() -> None:
     item = {"type": "object", "properties": {"product": {"type": "string"}, "weight_kg": {"type": "number"}}}
-    sized, allowed = bulk_values(CARDS, {"type": "array", "items": item})
+    sized, allowed, _ = bulk_values(CARDS, {"type": "array", "items": item})
     assert sized["minItems"] == sized["maxItems"] == 2
     assert allowed["/1/product"] == ["Red lamp", "Pending", "4 kg"]  # the card's parts
     assert allowed["/1/weight_kg"] == [4.0]
@@ -89,18 +90,18 @@ def test_the_table_whose_header_names_the_fields_wins_over_a_longer_list() -> No
 
 
 def test_the_schemas_own_bounds_and_the_row_limit_hold() -> None:
-    sized, _ = bulk_values(TABLE, {"type": "array", "maxItems": 2, "items": ORDER})
+    sized, _, _ = bulk_values(TABLE, {"type": "array", "maxItems": 2, "items": ORDER})
     assert sized["maxItems"] == 2
     many = "- table:\n" + "".join(f'  - row:\n    - cell "n{i}"\n    - cell "{i}"\n' for i in range(MAX_ROWS + 5))
-    sized, allowed = bulk_values(many, {"type": "array", "items": ORDER})
+    sized, allowed, _ = bulk_values(many, {"type": "array", "items": ORDER})
     assert sized["maxItems"] == MAX_ROWS and f"/{MAX_ROWS - 1}/customer" in allowed and f"/{MAX_ROWS}/customer" not in allowed
 
 
 def test_no_array_of_objects_or_no_rows_leaves_the_schema_alone() -> None:
     flat = {"type": "object", "properties": {"name": {"type": "string"}}}
-    assert bulk_values(TABLE, flat) == (flat, {})
+    assert bulk_values(TABLE, flat) == (flat, {}, [])
     array = {"type": "array", "items": ORDER}
-    assert bulk_values('- heading "Nothing here" [level=1]\n', array) == (array, {})
+    assert bulk_values('- heading "Nothing here" [level=1]\n', array) == (array, {}, [])
 
 
 def test_list_items_split_an_items_text_into_its_parts() -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import jsonschema
 
+from agentpair.executor.local import WEIGHTS
 from executor_engine import Engine
+from executor_engine.ar import ARDecoder
 from executor_engine.engine import FillInput
 from executor_engine.sampler import ThresholdSampler
 
@@ -47,3 +49,19 @@ def test_passes_after_the_first_compute_only_the_open_records(engines: dict[str,
     first, canvas = whole_widths[1], whole_widths[2]
     assert all(w == canvas for w in whole_widths[2:]) and len(whole_widths) == whole.nfe + 1
     assert widths[0] == first and all(w < canvas for w in widths[1:]) and len(widths) == local.nfe
+
+
+def test_tied_choices_take_their_values_from_one_place(engines: dict[str, Engine]) -> None:
+    req = bulk()
+    req.allowed = {**req.allowed, **{f"/{i}/name": [n, "x" + n, "none"] for i, n in enumerate(NAMES)}}
+    req.tied = [[f"/{i}/name" for i in range(6)]]
+    decoder = ARDecoder.load(WEIGHTS / "executor-ar", device="cpu")  # the shipped AR baseline
+    outs = [*engines["agentpair"].fill([req], ThresholdSampler(threshold=0.99, choice_threshold=0.999)), *decoder.fill([req])]
+    for out in outs:
+        assert out.error is None
+        places = {req.allowed[f"/{i}/name"].index(row["name"]) for i, row in enumerate(out.value)}
+        assert len(places) == 1  # one column for every record, whichever the model chose
+    mismatched = FillInput(req.instruction, req.context, SCHEMA, allowed={**req.allowed, "/0/name": ["Ada", "Alan"]},
+                           tied=req.tied)
+    [out] = engines["agentpair"].fill([mismatched])
+    assert out.error and "tied pointers" in out.error

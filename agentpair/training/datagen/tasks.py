@@ -252,7 +252,7 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
         # values, the page's words and numbers for extracted ones (an array of objects sized to the
         # page's rows, each row's fields its own texts), both for a code template's holes
         if ex["kind"] == "extract":
-            ex["schema"], rows = bulk_values(obs.snapshot, ex["schema"])
+            ex["schema"], rows, _ = bulk_values(obs.snapshot, ex["schema"])
             ex["allowed"] = {**page_values(obs, ex["schema"], ex["instruction"]), **rows}
         else:
             ex["allowed"] = (allowed_values(obs, ex["schema"], ex["instruction"], page.secrets)
