@@ -93,9 +93,10 @@ Bulk = tuple[dict[str, Any], dict[str, list[Any]], list[list[str]]]
 def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
     """The extraction's schema with each array of objects sized to the rows its page shows (within
     its own minItems and maxItems, at most MAX_ROWS); what each item's fields may be, keyed as the
-    executor's `allowed` ("/orders/3/total_usd"); and, for a string field a table's header does not
-    name, its pointers tied: every record takes it from the same column (the executor's `tied`).
-    The schema unchanged where no array of objects is asked for or the page shows no rows."""
+    executor's `allowed` ("/orders/3/total_usd"); and, for a string field no header names, its
+    pointers tied: every record takes it from the same column, or the same part of its list item
+    where the items have as many parts (the executor's `tied`). The schema unchanged where no
+    array of objects is asked for or the page shows no rows."""
     allowed: dict[str, list[Any]] = {}
     tied: list[list[str]] = []
     for where, items in row_arrays(schema):
@@ -108,13 +109,14 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
         sized = {**array, "minItems": n, "maxItems": n}
         schema = sized if where == "" else {**schema, "properties": {**schema["properties"], where[1:]: sized}}
         columns = named_columns(header, list(props))
+        width = len(header) if header else len(rows[0]) if len({len(row) for row in rows}) == 1 else -1
         for name, prop in props.items():
             key, column = name.replace("~", "~0").replace("/", "~1"), []
             for i, row in enumerate(rows[:n]):
                 cells = row_cells(row, name, columns, len(header))
                 if isinstance(prop, dict) and (offers := row_offers(cells, name, prop)):
                     allowed[f"{where}/{i}/{key}"] = offers
-                    column += [f"{where}/{i}/{key}"] if header and len(row) == len(header) and offers == cells else []
+                    column += [f"{where}/{i}/{key}"] if len(row) == width and offers == cells else []
             if name not in columns and len(column) > 1 and len({len(allowed[p]) for p in column}) == 1:
                 tied.append(column)
     return schema, allowed, tied

@@ -82,6 +82,14 @@ def test_a_top_level_array_reads_a_list_of_cards_where_no_table_names_its_fields
     assert allowed["/1/weight_kg"] == [4.0]
 
 
+def test_a_lists_items_of_as_many_parts_tie_a_field_to_one_part() -> None:
+    item = {"type": "object", "properties": {"product": {"type": "string"}, "state": {"type": "string"}}}
+    _, allowed, tied = bulk_values(CARDS, {"type": "array", "items": item})
+    assert tied == [["/0/product", "/1/product"], ["/0/state", "/1/state"]]
+    ragged = CARDS.replace("Pending · 4 kg", "4 kg")
+    assert bulk_values(ragged, {"type": "array", "items": item})[2] == []  # parts no longer line up
+
+
 def test_the_table_whose_header_names_the_fields_wins_over_a_longer_list() -> None:
     rows, header = page_rows(TABLE, ["customer", "total_usd"])
     assert header == ["Customer", "Total", "Qty"] and len(rows) == 3
