@@ -208,12 +208,12 @@ class _BlockSampler:
         for i in chosen:
             slot, j = p.canvas.owner[positions[i]]
             tok = int(x0[i])
-            if id(slot) in touched:  # an earlier commit this step may have narrowed the slot
+            if id(slot) in touched:  # an earlier commit this step may have narrowed the slot (or its tie)
                 ok = slot.allowed(j)
                 if not ok[tok]:
                     tok = int(noisy[i].masked_fill(~ok, -torch.inf).argmax())
             p.canvas.commit(positions[i], tok)
-            touched.add(id(slot))
+            touched |= {id(s) for s in (slot, *getattr(slot, "tied", ()))}
         return chosen
 
     def _select(self, p: Progress, conf: Tensor) -> list[int]:

@@ -4,6 +4,7 @@ items still open, reading the rest from the cache; the values stay the schema's 
 from __future__ import annotations
 
 import jsonschema
+import torch
 
 from agentpair.executor.local import WEIGHTS
 from executor_engine import Engine
@@ -56,7 +57,9 @@ def test_tied_choices_take_their_values_from_one_place(engines: dict[str, Engine
     req.allowed = {**req.allowed, **{f"/{i}/name": [n, "x" + n, "none"] for i, n in enumerate(NAMES)}}
     req.tied = [[f"/{i}/name" for i in range(6)]]
     decoder = ARDecoder.load(WEIGHTS / "executor-ar", device="cpu")  # the shipped AR baseline
-    outs = [*engines["agentpair"].fill([req], ThresholdSampler(threshold=0.99, choice_threshold=0.999)), *decoder.fill([req])]
+    token_by_token = ThresholdSampler(threshold=0.0, choice_threshold=1.01)  # every open token in one step
+    outs = [*engines["agentpair"].fill([req], ThresholdSampler(threshold=0.99, choice_threshold=0.999)),
+            *engines["agentpair"].fill([req], token_by_token), *decoder.fill([req])]
     for out in outs:
         assert out.error is None
         places = {req.allowed[f"/{i}/name"].index(row["name"]) for i, row in enumerate(out.value)}
@@ -65,3 +68,25 @@ def test_tied_choices_take_their_values_from_one_place(engines: dict[str, Engine
                            tied=req.tied)
     [out] = engines["agentpair"].fill([mismatched])
     assert out.error and "tied pointers" in out.error
+
+
+def test_a_tied_choice_narrowed_within_a_step_keeps_to_its_ties_place(engines: dict[str, Engine]) -> None:
+    from executor_engine.canvas import Canvas, ChoiceSlot, tie
+
+    vocab = engines["agentpair"].vocab
+    canvas = Canvas(vocab)
+    first = canvas.add_slot(ChoiceSlot(vocab, ["Ada", "Bea"], ["Ada", "Bea"]))
+    second = canvas.add_slot(ChoiceSlot(vocab, ["Cy", "Dot"], ["Cy", "Dot"]))
+    tie([first, second])
+    sampler = ThresholdSampler(threshold=0.0, choice_threshold=1.01)  # token by token, all at once
+    progress = sampler.start(canvas)
+    read = sampler.read(progress)
+    logits = torch.zeros(len(read), len(vocab.texts))
+    wants = {read.index(min(q for q, (s, _) in canvas.owner.items() if s is slot)): seq[0]
+             for slot, seq in ((first, first.seqs[0]), (second, second.seqs[1]))}  # Ada, and Dot: two places
+    for row, tok in wants.items():
+        logits[row, tok] = 10.0
+    while not progress.done:
+        sampler.step(progress, logits[: len(sampler.read(progress))])
+        logits = torch.zeros(len(sampler.read(progress)) or 1, len(vocab.texts))
+    assert (first.value(), second.value()) == ("Ada", "Cy")  # the later commit follows the earlier one's place
