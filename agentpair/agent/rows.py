@@ -14,15 +14,20 @@ from agentpair.agent.units import label_words, numbers_in_unit, page_numbers, wo
 from agentpair.tools.snapshot import body_rows, list_items, table_rows
 
 MAX_ROWS = 40  # the most items a bulk extraction reads (its canvas grows with every row)
-PathSchema = tuple[str, dict[str, Any]]  # (JSON pointer of the array, its item schema)
+ArraySchema = tuple[str | None, dict[str, Any]]  # (the property holding it, None for the schema itself; item schema)
 
 
-def row_arrays(schema: dict[str, Any]) -> list[PathSchema]:
+def row_arrays(schema: dict[str, Any]) -> list[ArraySchema]:
     """The arrays of objects an extraction asks for: the schema itself, or its top-level properties."""
     if _objects(schema):
-        return [("", schema["items"])]
-    return [("/" + name, prop["items"]) for name, prop in schema.get("properties", {}).items()
+        return [(None, schema["items"])]
+    return [(name, prop["items"]) for name, prop in schema.get("properties", {}).items()
             if isinstance(prop, dict) and _objects(prop)]
+
+
+def _pointer(*keys: str) -> str:
+    """The JSON pointer of these keys (RFC 6901 escaping)."""
+    return "".join("/" + key.replace("~", "~0").replace("/", "~1") for key in keys)
 
 
 def _objects(schema: dict[str, Any]) -> bool:
@@ -99,24 +104,25 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
     array of objects is asked for or the page shows no rows."""
     allowed: dict[str, list[Any]] = {}
     tied: list[list[str]] = []
-    for where, items in row_arrays(schema):
+    for holder, items in row_arrays(schema):
         props = items["properties"]
         rows, header = page_rows(snapshot, list(props))
         if not rows:
             continue
-        array = schema if where == "" else schema["properties"][where[1:]]
+        array = schema if holder is None else schema["properties"][holder]
         n = min(max(len(rows), array.get("minItems", 0)), array.get("maxItems", MAX_ROWS), MAX_ROWS)
         sized = {**array, "minItems": n, "maxItems": n}
-        schema = sized if where == "" else {**schema, "properties": {**schema["properties"], where[1:]: sized}}
+        schema = sized if holder is None else {**schema, "properties": {**schema["properties"], holder: sized}}
         columns = named_columns(header, list(props))
         width = len(header) if header else len(rows[0]) if len({len(row) for row in rows}) == 1 else -1
         for name, prop in props.items():
-            key, column = name.replace("~", "~0").replace("/", "~1"), []
+            column = []
             for i, row in enumerate(rows[:n]):
                 cells = row_cells(row, name, columns, len(header))
+                at = _pointer(*([] if holder is None else [holder]), str(i), name)
                 if isinstance(prop, dict) and (offers := row_offers(cells, name, prop)):
-                    allowed[f"{where}/{i}/{key}"] = offers
-                    column += [f"{where}/{i}/{key}"] if len(row) == width and offers == cells else []
+                    allowed[at] = offers
+                    column += [at] if len(row) == width and offers == cells else []
             if name not in columns and len(column) > 1 and len({len(allowed[p]) for p in column}) == 1:
                 tied.append(column)
     return schema, allowed, tied
