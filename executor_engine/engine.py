@@ -320,7 +320,7 @@ class Engine:
             prefixes.append([(torch.cat([pk, ck[:, :, keep]], 2), torch.cat([pv, cv[:, :, keep]], 2))
                              for (pk, pv), (ck, cv) in zip(j.prefix, j.canvas_kv)])
             seqs.append([ids[q] for q in act])
-            before.append([ids[q - 1] if q else j.prompt[-1] for q in act])  # the token before: not the prefix's last
+            before.append([ids[q - 1] if q else j.prompt[-1] for q in act])  # the token before each, as a whole pass reads it
         T, B = max(map(len, seqs)), len(jobs)
         P = max(p[0][0].shape[2] for p in prefixes)
         ids = torch.tensor([q + [0] * (T - len(q)) for q in seqs], device=dev)  # [B, T]
