@@ -90,6 +90,7 @@ def bench_bulk(n: int = 24, cache: Path = Path("data/executor/pages-bulk.jsonl")
     counts = [len(slots(t)) for _, t in cases]
     d, a = out["diffusion"], out["ar"]
     return {
+        "model": str(model or "shipped"), "ar_model": str(ar_model or "shipped"),
         "workload": "bulk", "requests": len(cases), "device": str(engine.device),
         "slots_per_request": {"min": min(counts), "p50": statistics.median(counts), "max": max(counts),
                               "share_ge_20": round(sum(c >= 20 for c in counts) / len(counts), 3)},

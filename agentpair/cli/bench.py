@@ -34,7 +34,7 @@ async def _bench_executor(args: argparse.Namespace) -> int:
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in report.items():
-        if key != "model":
+        if key not in ("model", "ar_model"):
             table.add_row(key, json.dumps(value) if isinstance(value, dict) else f"{value:.3g}"
                           if isinstance(value, float) else str(value))
     Console().print(table)

@@ -33,3 +33,11 @@ def test_the_report_puts_both_executors_side_by_side(tmp_path: Path) -> None:
         assert report[side]["errors"] == 0 and 0 <= report[side]["accuracy_slot"] <= 1
         assert report[side]["forwards_p50"] >= 1  # a bulk request is never decided by its offers alone
     assert report["forwards_ratio_vs_ar"] > 0 and report["speedup_vs_ar"] > 0
+
+
+def test_the_command_prints_a_table_or_json(capsys) -> None:
+    from agentpair.cli.main import main
+
+    assert main(["bench", "executor", "--workload", "bulk", "--limit", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "executor bench: shipped" in out and "forwards_ratio_vs_ar" in out
