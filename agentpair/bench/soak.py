@@ -24,6 +24,7 @@ class Resources(BaseModel):
     processes: int  # descendants of this process (the planner's server, Chromium's)
     by_name: dict[str, int]  # the same, counted by their command's name
     open_fds: int
+    fds_by_kind: dict[str, int] = {}  # the same, by what they are: socket, pipe, anon_inode:[eventfd], file
     rss_mb: float  # this process
     tree_rss_mb: float  # this process and its descendants
 
@@ -72,6 +73,19 @@ def _rss_mb(pid: int) -> float:
     return kb / 1024
 
 
+def fd_kinds() -> dict[str, int]:
+    """This process's open files counted by kind: "socket", "pipe", an anon_inode's name, else "file"."""
+    kinds: list[str] = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # closed since it was listed (the listing's own)
+            continue
+        kinds.append(target.split(":")[0] if target.startswith(("socket:", "pipe:")) else
+                     target if target.startswith("anon_inode:") else "file")
+    return {k: kinds.count(k) for k in sorted(set(kinds))}
+
+
 def resources() -> Resources:
     """This process's resources now, after a garbage collection."""
     gc.collect()
@@ -79,7 +93,8 @@ def resources() -> Resources:
     tree = descendants(me)
     own = _rss_mb(me)
     names = [_name(p) for p in tree]
-    return Resources(processes=len(tree), by_name={n: names.count(n) for n in sorted(set(names))}, open_fds=len(os.listdir("/proc/self/fd")), rss_mb=round(own, 1),
+    return Resources(processes=len(tree), by_name={n: names.count(n) for n in sorted(set(names))},
+                     open_fds=len(os.listdir("/proc/self/fd")), fds_by_kind=fd_kinds(), rss_mb=round(own, 1),
                      tree_rss_mb=round(own + sum(_rss_mb(p) for p in tree), 1))
 
 

@@ -4,6 +4,7 @@ memory held; and the command reports them around real runs of a bundled scenario
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -15,16 +16,18 @@ def test_the_counters_see_a_child_process_an_open_file_and_memory_held() -> None
     before = resources()
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        with open(__file__) as held:
+        with open(__file__) as held, socket.socket() as plug:
             ballast = bytearray(64 * 1024 * 1024)  # touched below, so it is resident
             ballast[:: 4096] = b"x" * len(ballast[:: 4096])
             during = resources()
-            assert held.readable()
+            assert held.readable() and plug.fileno() >= 0
     finally:
         child.kill()
         child.wait()
     assert during.processes == before.processes + 1
-    assert during.open_fds >= before.open_fds + 1
+    assert during.open_fds >= before.open_fds + 2
+    assert during.fds_by_kind.get("socket", 0) == before.fds_by_kind.get("socket", 0) + 1  # told apart by kind
+    assert during.fds_by_kind["file"] >= before.fds_by_kind.get("file", 0) + 1
     assert during.rss_mb - before.rss_mb > 50
     del ballast
     assert resources().processes == before.processes
