@@ -12,6 +12,7 @@ from typing import Any
 
 from agentpair.agent.units import label_words, numbers_in_unit, page_numbers, word_set
 from agentpair.tools.snapshot import body_rows, list_items, table_rows
+from executor_engine.template import pointer_child
 
 MAX_ROWS = 40  # the most items a bulk extraction reads (its canvas grows with every row)
 ArraySchema = tuple[str | None, dict[str, Any]]  # (the property holding it, None for the schema itself; item schema)
@@ -24,10 +25,6 @@ def row_arrays(schema: dict[str, Any]) -> list[ArraySchema]:
     return [(name, prop["items"]) for name, prop in schema.get("properties", {}).items()
             if isinstance(prop, dict) and _objects(prop)]
 
-
-def _pointer(*keys: str) -> str:
-    """The JSON pointer of these keys (RFC 6901 escaping)."""
-    return "".join("/" + key.replace("~", "~0").replace("/", "~1") for key in keys)
 
 
 def _objects(schema: dict[str, Any]) -> bool:
@@ -113,13 +110,13 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
         n = min(max(len(rows), array.get("minItems", 0)), array.get("maxItems", MAX_ROWS), MAX_ROWS)
         sized = {**array, "minItems": n, "maxItems": n}
         schema = sized if holder is None else {**schema, "properties": {**schema["properties"], holder: sized}}
-        columns = named_columns(header, list(props))
+        columns, base = named_columns(header, list(props)), "" if holder is None else pointer_child("", holder)
         width = len(header) if header else len(rows[0]) if len({len(row) for row in rows}) == 1 else -1
         for name, prop in props.items():
             column = []
             for i, row in enumerate(rows[:n]):
                 cells = row_cells(row, name, columns, len(header))
-                at = _pointer(*([] if holder is None else [holder]), str(i), name)
+                at = pointer_child(pointer_child(base, str(i)), name)
                 if isinstance(prop, dict) and (offers := row_offers(cells, name, prop)):
                     allowed[at] = offers
                     column += [at] if len(row) == width and offers == cells else []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentpair.bench.bulk import bench_bulk, bulk_cases, slot_hits, slots
+from agentpair.training.datagen.pages_bulk import target_records
 
 
 def test_slots_are_the_targets_leaves_and_a_hit_needs_the_same_value_and_type() -> None:
@@ -20,8 +21,7 @@ def test_slots_are_the_targets_leaves_and_a_hit_needs_the_same_value_and_type() 
 
 def test_the_workload_asks_for_every_record_in_one_request(tmp_path: Path) -> None:
     [(request, target)] = bulk_cases(1, tmp_path / "pages.jsonl")
-    records = target if isinstance(target, list) else next(iter(target.values()))
-    at = "" if isinstance(target, list) else "/" + next(iter(target))
+    at, records = target_records(target)
     assert request.kind == "extract" and 10 <= len(records) <= 16
     assert all(value in request.allowed[f"{at}/{i}/{key}"] for i, row in enumerate(records) for key, value in row.items())
 

@@ -11,7 +11,7 @@ import jsonschema
 from agentpair.executor.local import WEIGHTS
 from agentpair.training.datagen.build import render_all
 from agentpair.training.datagen.tasks import BULK_DRAWS, page_examples
-from agentpair.training.datagen.pages_bulk import bulk_example, bulk_page
+from agentpair.training.datagen.pages_bulk import bulk_example, bulk_page, target_records
 from agentpair.training.datagen.vocab import VOCABS
 from executor_engine.engine import Engine
 from executor_engine.training.data import encode_record
@@ -23,7 +23,7 @@ def test_a_bulk_example_targets_every_record_as_its_schema_types_it() -> None:
         page = bulk_page(rng, VOCABS["train"], "Shopsite")
         ex = bulk_example(rng, page)
         jsonschema.validate(ex["target"], ex["schema"])
-        records = ex["target"] if isinstance(ex["target"], list) else next(iter(ex["target"].values()))
+        _, records = target_records(ex["target"])
         assert 10 <= len(records) == len(page.records) <= 16
         assert 2 <= len(records[0]) - 1 <= 3  # the name and two or three other columns
         for record, shown in zip(records, page.records):
@@ -40,8 +40,7 @@ def test_rendered_bulk_pages_give_examples_with_every_records_value_offered_that
         bulk = [ex for ex in page_examples(rng, page, obs, refs, VOCABS["train"]) if ex["kind"] == "extract"]
         assert len(bulk) == BULK_DRAWS
         for ex in bulk:
-            rows = ex["target"] if isinstance(ex["target"], list) else next(iter(ex["target"].values()))
-            at = "" if isinstance(ex["target"], list) else "/" + next(iter(ex["target"]))
+            at, rows = target_records(ex["target"])
             assert all(v in ex["allowed"][f"{at}/{i}/{k}"] for i, row in enumerate(rows) for k, v in row.items())
             encoded = encode_record(vocab, {**ex, "context": "c"})
             assert len(set(encoded.slot_of)) == sum(len(row) for row in rows)

@@ -413,7 +413,7 @@ def _grounded_answer(request: PlanRequest, values: list[str]) -> dict[str, Any] 
             own = [v for v in own if _number(v)] or numbers  # its own, else any
             allowed = own if kind == "number" else [int(v) for v in own if float(v).is_integer()]
         elif kind in ("array", "object") and not {"enum", "const"} & set(prop):
-            allowed = own  # the records read (a bulk extraction's), else the planner's
-        unique = [v for i, v in enumerate(allowed) if v not in allowed[:i]]  # records are unhashable
+            allowed = own  # the records read (a bulk extraction's), else the planner's: one value, unhashable
+        unique = allowed if kind in ("array", "object") else list(dict.fromkeys(allowed))
         properties[name] = {**prop, "enum": unique} if allowed else prop
     return {**schema, "properties": properties}

@@ -119,3 +119,11 @@ def bulk_example(rng: random.Random, page: Page) -> dict[str, Any]:
     key = thing.replace(" ", "_")
     return {"kind": "extract", "instruction": instruction,
             "schema": {"type": "object", "required": [key], "properties": {key: array}}, "target": {key: target}}
+
+
+def target_records(target: Any) -> tuple[str, list[dict[str, Any]]]:
+    """A bulk example's records and the pointer of their array ("" where the target is the array)."""
+    if isinstance(target, list):
+        return "", target
+    key = next(iter(target))
+    return "/" + key, target[key]
