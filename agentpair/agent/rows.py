@@ -12,7 +12,6 @@ from typing import Any
 
 from agentpair.agent.units import label_words, numbers_in_unit, page_numbers, word_set
 from agentpair.tools.snapshot import body_rows, list_items, table_rows
-from executor_engine.template import pointer_child
 
 MAX_ROWS = 40  # the most items a bulk extraction reads (its canvas grows with every row)
 ArraySchema = tuple[str | None, dict[str, Any]]  # (the property holding it, None for the schema itself; item schema)
@@ -31,6 +30,12 @@ def _objects(schema: dict[str, Any]) -> bool:
     items = schema.get("items")
     return schema.get("type") == "array" and isinstance(items, dict) and items.get("type") == "object" \
         and bool(items.get("properties"))
+
+
+def pointer_child(where: str, key: str) -> str:
+    """The JSON pointer of `key` under `where` (RFC 6901), as the executor reads `allowed`; written
+    here, not imported from executor_engine.template, whose import loads torch."""
+    return where + "/" + key.replace("~", "~0").replace("/", "~1")
 
 
 def page_rows(snapshot: str, fields: list[str]) -> tuple[list[list[str]], list[str]]:
