@@ -162,7 +162,8 @@ def _per_token(timings: dict[str, float]) -> float | None:
 
 def cost_breakdown(calls: list[dict[str, Any]], free: list[dict[str, float]], bare_ms: float) -> dict[str, Any]:
     """Medians over the answered calls of where a planner call's time goes (issue 37's fields):
-    prompt, decode per token, sampling under the grammar per token, grammar build, HTTP and JSON;
+    prompt, decode per token, sampling under the grammar per token, grammar build, HTTP and JSON,
+    forwards a call (the prompt's included), the share of guessed tokens kept (agentpair.llm.drafts);
     constrained_overhead_pct: the constrained calls' time per token over the same prompts' unconstrained
     time per token (same lengths, same server), less one; per_token_vs_bare: the planner path's time per
     completion token (client wait less prompt, over tokens) over llama.cpp's own decode per token."""
@@ -180,6 +181,9 @@ def cost_breakdown(calls: list[dict[str, Any]], free: list[dict[str, float]], ba
         "grammar_build_ms": med([c.get("grammar_build_ms", 0.0) + c.get("sampler_init_ms", 0.0) for c in timed]),
         "http_ms": med([c.get("http_ms", 0.0) for c in timed]),
         "output_tokens_p50": med([c["output_tokens"] for c in timed]),
+        "forwards_p50": med([c["forwards_n"] for c in timed if c.get("forwards_n")]),
+        "guesses_kept_pct": 100 * sum(c.get("accepted_n", 0) for c in timed) / drafted
+        if (drafted := sum(c.get("drafted_n", 0) for c in timed)) else None,
         "constrained_overhead_pct": (med(constrained) / med(plain) - 1) * 100 if constrained and plain else None,
         "bare_decode_ms_per_token": bare_ms,
         "per_token_vs_bare": med(path) / bare_ms if path and bare_ms else None,

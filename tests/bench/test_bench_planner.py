@@ -116,10 +116,10 @@ def test_the_cost_breakdown_takes_medians_and_compares_with_the_unconstrained_an
 
     calls = [{"prompt_ms": 100.0, "prompt_n": 200, "predicted_ms": 500.0, "predicted_n": 50, "sample_ms": 25.0,
               "sample_n": 50, "grammar_build_ms": 2.0, "sampler_init_ms": 1.0, "http_ms": 4.0, "call_ms": 640.0,
-              "client_ms": 650.0, "output_tokens": 50},
+              "client_ms": 650.0, "output_tokens": 50, "forwards_n": 20, "drafted_n": 10, "accepted_n": 6},
              {"prompt_ms": 300.0, "prompt_n": 400, "predicted_ms": 1000.0, "predicted_n": 100, "sample_ms": 50.0,
               "sample_n": 100, "grammar_build_ms": 4.0, "sampler_init_ms": 1.0, "http_ms": 6.0, "call_ms": 1370.0,
-              "client_ms": 1380.0, "output_tokens": 100}]
+              "client_ms": 1380.0, "output_tokens": 100, "forwards_n": 30, "drafted_n": 10, "accepted_n": 2}]
     free = [{"prompt_ms": 0.0, "predicted_n": 50, "call_ms": 500.0}, {"prompt_ms": 0.0, "predicted_n": 100,
                                                                       "call_ms": 1000.0}]
     cost = cost_breakdown(calls, free, bare_ms=8.0)
@@ -127,4 +127,5 @@ def test_the_cost_breakdown_takes_medians_and_compares_with_the_unconstrained_an
     assert cost["grammar_build_ms"] == 4.0 and cost["http_ms"] == 5.0
     assert round(cost["constrained_overhead_pct"], 6) == 7.5  # (540/50 + 1070/100) / 2 per token vs 10 unconstrained
     assert round(cost["per_token_vs_bare"], 6) == round(((550 / 50) + (1080 / 100)) / 2 / 8.0, 6)
+    assert cost["forwards_p50"] == 25 and cost["guesses_kept_pct"] == 40.0  # (6 + 2) of (10 + 10) guesses kept
     assert cost_breakdown([], [], 8.0)["constrained_overhead_pct"] is None
