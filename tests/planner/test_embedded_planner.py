@@ -82,7 +82,8 @@ async def test_each_call_says_where_its_time_went_and_a_repeated_prompt_comes_fr
         # each answer token was chosen by the model or forced by the schema (the end token is chosen, not counted)
         assert timed["sample_n"] + timed["forced_n"] - reply.output_tokens in (0, 1)
         assert timed["sample_n"] > 0 and timed["forced_n"] > 0
-        assert 0 < timed["predicted_n"] < reply.output_tokens  # the first forced ones go with the prompt
+        assert 0 < timed["forwards_n"] < reply.output_tokens  # forced tokens and kept guesses share forwards
+        assert timed.get("accepted_n", 0) <= timed["drafted_n"]
         parts = timed["prompt_ms"] + timed["predicted_ms"] + timed["sample_ms"] + timed["grammar_build_ms"]
         assert 0 < parts <= timed["call_ms"] and timed["http_ms"] >= 0
     # the same prompt: its tokens are cached; its last one and the first forced ones are evaluated
