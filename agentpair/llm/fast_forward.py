@@ -171,9 +171,9 @@ def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penal
             guesses = drafts.draft(seen, matcher, room) if room > 0 else []
             count("drafted", len(guesses), started)
             batch = pending + [t for guess, after in guesses for t in (guess, *after)]
-            rows = [len(pending) - 1]
-            for guess, after in guesses:
-                rows.append(rows[-1] + 1 + len(after))  # the last row: the batch's last token
+            rows = [len(pending) - 1]  # batch indices whose logits are read: the one before each guess,
+            for guess, after in guesses:  # then the batch's last token
+                rows.append(rows[-1] + 1 + len(after))
             n_past = llm.n_tokens
             started = time.perf_counter()
             if guesses:
