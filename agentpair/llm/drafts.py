@@ -16,7 +16,7 @@ from typing import Any
 NGRAMS = (3,)  # the context a guess is looked up by: the last 3 tokens (2 guessed too often wrong)
 MAX_DRAFTED = 3  # guessed tokens in one forward at most (after a wrong one the rest are wasted)
 MAX_BATCH = 32  # tokens guessed or forced after a guess in one forward at most
-RECENT_ANSWERS = 16  # answers kept as text to guess from, beside the prompt
+RECENT_ANSWERS = 16  # answers kept to guess from, beside the prompt (from the prompt alone guesses saved no time)
 
 _recent: collections.deque[list[int]] = collections.deque(maxlen=RECENT_ANSWERS)  # this process's last answers
 
