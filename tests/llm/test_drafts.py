@@ -39,15 +39,20 @@ def llm() -> Llama:
 def test_the_grammar_stops_a_guess_and_the_matcher_is_left_as_it_was(llm: Llama) -> None:
     import llguidance
 
-    matcher = llguidance.LLMatcher(fast_forward.tokenizer_of(llm), fast_forward.compiled(json.dumps(
-        {"type": "object", "required": ["a"], "additionalProperties": False, "properties": {"a": {"enum": ["red fox", "red hen"]}}})))
+    schema = {"type": "object", "required": ["a"], "additionalProperties": False,
+              "properties": {"a": {"enum": ["red fox", "red hen"]}}}
+    matcher = llguidance.LLMatcher(fast_forward.tokenizer_of(llm), fast_forward.compiled(json.dumps(schema)))
     written = llm.tokenize(b'{"a": "red', add_bos=False)
     assert matcher.consume_tokens(written)
     fox = llm.tokenize(b" fox", add_bos=False)
-    guesses = drafts.draft(drafts.Lookup(llm.tokenize(b'{"a": "red fox"}', add_bos=False) + written), matcher, room=16)
+
+    def guesses_after(seen_text: bytes) -> list[tuple[int, list[int]]]:
+        return drafts.draft(drafts.Lookup(llm.tokenize(seen_text, add_bos=False) + written), matcher, room=16)
+
+    guesses = guesses_after(b'{"a": "red fox"}')
     assert [g for g, _ in guesses] == fox[:1]
     assert llm.detokenize(guesses[0][1]) == llm.detokenize(fox[1:]) + b'"}'  # what the grammar forces after it
-    assert drafts.draft(drafts.Lookup(llm.tokenize(b'{"a": "red cat"}', add_bos=False) + written), matcher, room=16) == []
+    assert guesses_after(b'{"a": "red cat"}') == []
     assert matcher.validate_tokens(fox[:1]) == 1  # nothing of the guesses stayed in the matcher
 
 
