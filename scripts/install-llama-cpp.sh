@@ -17,9 +17,9 @@ if [[ $flags == *" avx512f "* && $flags == *" avx512bw "* && $flags == *" avx512
   level=avx512
   cmake="$cmake -DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_BF16=ON"
 fi
-want=$([ $level = avx512 ] && echo "AVX512 = 1" || echo "AVX2 = 1")
 have=$("$py" -c "import llama_cpp as l; print(l.__version__, l.llama_print_system_info().decode())" 2>/dev/null || true)
-if [[ $have == "$version "* && $have == *"$want"* && ($level == avx512 || $have != *"AVX512 = 1"*) ]]; then
+built=$([[ $have == *"AVX512 = 1"* ]] && echo avx512 || echo avx2)
+if [[ $have == "$version "* && $built == "$level" ]]; then
   exit 0  # this build is installed already
 fi
 wheels="${XDG_CACHE_HOME:-$HOME/.cache}/agentpair/wheels/llama-cpp-python-$version-$level"

@@ -25,7 +25,6 @@ def row_arrays(schema: dict[str, Any]) -> list[ArraySchema]:
             if isinstance(prop, dict) and _objects(prop)]
 
 
-
 def _objects(schema: dict[str, Any]) -> bool:
     items = schema.get("items")
     return schema.get("type") == "array" and isinstance(items, dict) and items.get("type") == "object" \

@@ -151,20 +151,30 @@ def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penal
     seen = drafts.lookup(tokens)
     answer: list[int] = []
     kind = "prompt"
+
+    def written(new: list[int]) -> list[int]:
+        """Forced tokens taken into the answer: the matcher, the penalties, the guesses and the count see them."""
+        matcher.consume_tokens(new)
+        penalties.accept(new)
+        seen.extend(new)
+        answer.extend(new)
+        count("forced", len(new), time.perf_counter())  # counted, no time of their own
+        return new
+
+    def complete() -> bool:
+        """The answer is complete: its last tokens (the end) need no forward."""
+        if only_the_end(matcher, llm.n_vocab(), words.eos_token):
+            count("forced", 1, time.perf_counter())
+            return True
+        return False
+
     try:
         while True:
-            forced = matcher.compute_ff_tokens()
-            if forced:
-                matcher.consume_tokens(forced)
-                penalties.accept(forced)
+            if forced := matcher.compute_ff_tokens():
                 pending += forced
-                seen.extend(forced)
-                answer += forced
-                count("forced", len(forced), time.perf_counter())  # counted, no time of their own
-                yield from forced
-            if only_the_end(matcher, llm.n_vocab(), words.eos_token):
-                count("forced", 1, time.perf_counter())
-                yield words.eos_token  # the answer is complete: its last tokens need no forward
+                yield from written(forced)
+            if complete():
+                yield words.eos_token
                 return
             started = time.perf_counter()
             room = min(drafts.MAX_BATCH, llm.n_batch - len(pending))
@@ -205,15 +215,9 @@ def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penal
                 after = guesses[j][1]  # the guess was right: the grammar's forced tokens after it follow
                 count("accepted", 1, time.perf_counter())
                 if after:
-                    matcher.consume_tokens(after)
-                    penalties.accept(after)
-                    seen.extend(after)
-                    answer += after
-                    count("forced", len(after), time.perf_counter())
-                    yield from after
-                if only_the_end(matcher, llm.n_vocab(), words.eos_token):
+                    yield from written(after)
+                if complete():
                     llm.n_tokens = n_past + row + 2 + len(after)
-                    count("forced", 1, time.perf_counter())
                     yield words.eos_token
                     return
     finally:
