@@ -34,9 +34,11 @@ SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/g
 LAUNCH_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    # the guard fulfils navigations itself, so Chromium no longer knows a page came from a local
-    # address and would refuse its WebSockets to that very address; the guard checks origins instead
-    "--disable-features=LocalNetworkAccessChecks",
+    # LocalNetworkAccessChecks: the guard fulfils navigations itself, so Chromium no longer knows a
+    # page came from a local address and would refuse its WebSockets to that very address; the guard
+    # checks origins instead. The omnibox popups: Chromium 156 builds both (WebUI pages) for every new
+    # context, headless too, about 0.5 s of one core a run, spent beside the planner's first call
+    "--disable-features=LocalNetworkAccessChecks,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
     # a class given: three minutes in, Chromium would start a process that rates this machine for
     # on-device AI models and stays (1: Chromium's "error" class, no on-device model is tried)
     "--optimization-guide-performance-class=1",

@@ -227,3 +227,15 @@ async def test_the_buttons_of_a_form_that_do_not_send_it_are_reported(tmp_path) 
         names = {line.split('"')[1]: line.split("[ref=")[1].split("]")[0] for line in obs.snapshot.splitlines()
                  if "button" in line}
         assert sorted(obs.non_submit_buttons) == sorted([names["Back"], names["Clear"]])
+
+
+async def test_a_runs_context_holds_its_page_and_nothing_chromium_builds_for_itself(home: Browser, site) -> None:
+    """Chromium 156 builds its omnibox popups (WebUI pages, ~0.5 s of a core) in every new context,
+    headless too, unless the launch turns them off: a run's context holds only the run's page."""
+    cdp = await home._browser.new_browser_cdp_session()
+    try:
+        targets = (await cdp.send("Target.getTargets"))["targetInfos"]
+    finally:
+        await cdp.detach()
+    context = next(t["browserContextId"] for t in targets if t["url"] == site.url + "/")
+    assert [t["url"] for t in targets if t.get("browserContextId") == context] == [site.url + "/"]
