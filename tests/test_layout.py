@@ -19,7 +19,7 @@ LAYERS = [["agentpair.version", "agentpair.errors", "agentpair.models", "agentpa
           ["agentpair.tracing", "agentpair.llm", "executor_engine.training"],  # training apart from inference
           ["agentpair.executor", "agentpair.planner"],
           ["agentpair.agent", "agentpair.progress"],
-          ["agentpair.replay", "agentpair.scenarios"],
+          ["agentpair.replay", "agentpair.scenarios", "agentpair.cluster"],
           ["agentpair.bench", "agentpair.training"],
           ["agentpair.cli"],
           ["agentpair"]]  # the package's own __init__: the public names

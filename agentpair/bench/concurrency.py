@@ -1,8 +1,9 @@
-"""`agentpair bench scenarios --concurrency 1,2,4`: the bundled scenarios run N at a time in one process.
+"""`agentpair bench scenarios --concurrency 1,2,4`: the bundled scenarios run N at a time, in one process
+(InProcess) or on Ray (`--ray`: agentpair.cluster.ray_runs.RayRuns, a runner process per run at a time).
 
 At each level every scenario runs `runs` times, at most N runs at once, each with its own browser
-context in one shared Chromium, all asking the one planner and the one executor (started once,
-outside every time). Reported per level: throughput (runs a minute over the level's wall time),
+context (in one shared Chromium in-process), all asking the one planner and the one executor (started
+once, outside every time). Reported per level: throughput (runs a minute over the level's wall time),
 success rate, per-run latency p50/p95, the planner's queueing (a planner span's time that the server
 did not spend on that call: it answers one call at a time) per run, and the mean number of requests
 an executor call shared the engine with (fills of concurrent runs batched together).
@@ -32,19 +33,6 @@ def planner_queue_s(tree: RunTree) -> float:
     return waited
 
 
-async def run_beside(scenario: Any, planner: Any, executor: Any, chromium: Any, **options: Any) -> Any:
-    """`run_scenario` by an Agent of its own over a shared planner and executor, in a browser context of
-    its own in the shared Chromium (closed after), so that other runs can go on at the same time."""
-    from agentpair.agent.loop import Agent
-    from agentpair.scenarios.runner import run_scenario
-
-    browser = chromium.sibling()
-    try:
-        return await run_scenario(scenario, Agent(planner, executor, browser), **options)
-    finally:
-        await browser.close()
-
-
 def engine_batches(tree: RunTree) -> list[int]:
     """The requests each of a run's executor calls shared the engine with (its own included)."""
     return [int(span.attr("agentpair.engine_batch")) for span in tree.spans
@@ -68,40 +56,69 @@ def level_stats(runs: list[LoopRun], queues: list[float], wall_s: float, batches
             "executor_batch_mean": statistics.mean(batches) if batches else 0.0}
 
 
-async def run_levels(planner: Any, names: list[str], runs: int, levels: Sequence[int], max_steps: int | None,
+class InProcess:
+    """Runs side by side in this process: one planner, one executor, one Chromium with a context a run."""
+
+    def __init__(self, planner: Any) -> None:
+        self.planner = planner
+        self.gate = asyncio.Semaphore(1)
+
+    async def start(self) -> None:
+        from agentpair.agent import defaults
+        from agentpair.agent.loop import Agent
+        from agentpair.tools.browser import Browser
+
+        self.executor = await defaults.default_executor()
+        self.chromium = Browser()
+        await self.chromium.start()
+        await Agent(self.planner, self.executor, self.chromium).start()  # the planner's server starts here
+
+    async def runners(self, n: int) -> None:
+        self.gate = asyncio.Semaphore(n)
+
+    async def run(self, scenario: Any, path: Path, max_steps: int | None = None) -> Any:
+        from agentpair.scenarios.runner import run_beside
+
+        if max_steps:
+            scenario = scenario.model_copy(update={"max_steps": max_steps})
+        async with self.gate:
+            report, _ = await run_beside(scenario, self.planner, self.executor, self.chromium, trace=str(path),
+                                         port=site_port())
+        return report
+
+    async def close(self) -> None:
+        await self.chromium.close()
+        if hasattr(self.executor, "aclose"):
+            await self.executor.aclose()
+
+
+async def run_levels(pool: Any, names: list[str], runs: int, levels: Sequence[int], max_steps: int | None,
                      trace_dir: Path, on_run: Callable[[int, LoopRun], None] = lambda level, run: None
                      ) -> tuple[dict[int, dict[str, Any]], list[LoopRun], float]:
-    """Every scenario `runs` times at each concurrency level; returns the levels' figures, every run
-    (as read back from its trace), and the start-up time."""
-    from agentpair.agent import defaults
-    from agentpair.agent.loop import Agent
+    """Every scenario `runs` times at each concurrency level, on `pool` (InProcess, or
+    agentpair.cluster.ray_runs.RayRuns); returns the levels' figures, every run (as read back from
+    its trace), and the start-up time (the pool's, and each level's runners)."""
     from agentpair.scenarios import loader as scenarios
-    from agentpair.tools.browser import Browser
 
     chosen = [scenarios.load(name) for name in names]
-    if max_steps:
-        chosen = [s.model_copy(update={"max_steps": max_steps}) for s in chosen]
     started = time.perf_counter()
-    executor = await defaults.default_executor()
-    chromium = Browser()
-    await chromium.start()
-    await Agent(planner, executor, chromium).start()  # the planner's server starts here, outside every time
+    await pool.start()
     startup_s = time.perf_counter() - started
     trace_dir.mkdir(parents=True, exist_ok=True)
     figures: dict[int, dict[str, Any]] = {}
     every: list[LoopRun] = []
     try:
         for level in levels:
-            gate = asyncio.Semaphore(level)
+            started = time.perf_counter()
+            await pool.runners(level)
+            startup_s += time.perf_counter() - started
             rows: list[LoopRun] = []
             queues: list[float] = []
             batches: list[int] = []
 
             async def one(run: int, scenario: Any) -> None:
-                async with gate:
-                    path = trace_dir / f"c{level}-{scenario.name}-{run}.jsonl"
-                    report, _ = await run_beside(scenario, planner, executor, chromium, trace=str(path),
-                                                 port=site_port())
+                path = trace_dir / f"c{level}-{scenario.name}-{run}.jsonl"
+                report = await pool.run(scenario, path, max_steps)
                 tree = load_trace(path)
                 rows.append(loop_run(f"c{level}", scenario.name, run, report.success, tree, report.reasons))
                 queues.append(planner_queue_s(tree))
@@ -113,7 +130,5 @@ async def run_levels(planner: Any, names: list[str], runs: int, levels: Sequence
             figures[level] = level_stats(rows, queues, time.perf_counter() - begun, batches)
             every += rows
     finally:
-        await chromium.close()
-        if hasattr(executor, "aclose"):
-            await executor.aclose()
+        await pool.close()
     return figures, every, startup_s

@@ -84,6 +84,8 @@ def _print_table(report: dict[str, Any]) -> None:
 
 async def main(args: argparse.Namespace, planner: Any) -> int:
     """The `agentpair bench scenarios` command: a progress bar on stderr, then a table (or JSON on stdout)."""
+    if getattr(args, "ray", False) and not args.concurrency:
+        args.concurrency = [1]
     if getattr(args, "concurrency", None):
         return await main_concurrency(args, planner)
     import json
@@ -119,8 +121,18 @@ async def main_concurrency(args: argparse.Namespace, planner: Any) -> int:
     """`--concurrency N,M`: each level's runs side by side in this process (agentpair.bench.concurrency)."""
     import json
 
-    from agentpair.bench.concurrency import run_levels
+    from agentpair.bench.concurrency import InProcess, run_levels
 
+    if args.ray:
+        from agentpair.cluster.ray_runs import RayRuns  # the `ray` extra
+        from agentpair.planner.embedded import EmbeddedPlanner
+
+        if not isinstance(planner, EmbeddedPlanner):
+            raise SystemExit("--ray runs the embedded planner as an actor; an endpoint's planner is not supported with it")
+
+        pool: Any = RayRuns(args.ray_address)
+    else:
+        pool = InProcess(planner)
     names = scenario_names(args.scenarios)
     trace_dir = Path("runs") / f"bench-concurrency-{datetime.now():%Y%m%d-%H%M%S}"
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -135,7 +147,7 @@ async def main_concurrency(args: argparse.Namespace, planner: Any) -> int:
             progress.advance(bar)
 
         try:
-            levels, rows, startup_s = await run_levels(planner, names, args.runs, args.concurrency, args.max_steps,
+            levels, rows, startup_s = await run_levels(pool, names, args.runs, args.concurrency, args.max_steps,
                                                        trace_dir, on_run)
         finally:
             if hasattr(planner, "aclose"):
@@ -143,8 +155,8 @@ async def main_concurrency(args: argparse.Namespace, planner: Any) -> int:
     base = levels[args.concurrency[0]]["throughput_runs_per_min"]
     for figures in levels.values():
         figures["throughput_vs_first"] = figures["throughput_runs_per_min"] / base if base else 0.0
-    report = {"planner": planner_label(planner), "scenarios": names, "runs_per_scenario": args.runs,
-              "startup_s": startup_s, "trace_dir": str(trace_dir), "levels": {str(k): v for k, v in levels.items()},
+    report = {"planner": planner_label(planner), "on": "ray" if args.ray else "in-process", "scenarios": names,
+              "runs_per_scenario": args.runs, "startup_s": startup_s, "trace_dir": str(trace_dir), "levels": {str(k): v for k, v in levels.items()},
               "runs": [r.model_dump() for r in rows]}
     if args.json:
         print(json.dumps(report))

@@ -106,7 +106,7 @@ async def bench_soak(name: str, runs: int, on_run: Callable[[int, ScenarioReport
     Agent of its own over the first one's planner and executor, in a context of the first one's
     Chromium (Browser.sibling)."""
     from agentpair.agent.loop import Agent
-    from agentpair.bench.concurrency import run_beside
+    from agentpair.scenarios.runner import run_beside
     from agentpair.scenarios import loader as scenarios
     from agentpair.scenarios.runner import run_scenario
 

@@ -230,6 +230,11 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     runs.add_argument("--concurrency", type=_levels, metavar="N[,M...]",
                       help="run N at a time in one process (one planner, one executor, a browser context each), "
                            "then M, ...: throughput, latency and planner queueing per level")
+    runs.add_argument("--ray", action="store_true",
+                      help="run them on Ray (the `ray` extra): a runner actor per run at a time, each with its "
+                           "own Chromium, sharing one executor actor and one planner actor (embedded planner only)")
+    runs.add_argument("--ray-address", metavar="ADDRESS",
+                      help="a running Ray cluster's address (default: start a local one; RAY_ADDRESS is read by Ray)")
     runs.add_argument("--json", action="store_true")
     planner_options(runs)
     runs.set_defaults(handler=_bench_scenarios)

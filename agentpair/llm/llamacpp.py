@@ -71,7 +71,11 @@ class LlamaServer:
         n_ctx: int = 4096,
         lora: str | Path | None = None,
         start_timeout_s: float = 120.0,
+        host: str = "127.0.0.1",
     ) -> None:
+        """host: the address it listens on (loopback; a cluster node's address where runs on other
+        nodes ask it, agentpair.cluster)."""
+        self.host = host
         self.model = Path(model) if model else None
         self.n_ctx = n_ctx
         self.lora = Path(lora) if lora else None
@@ -83,7 +87,7 @@ class LlamaServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"http://{self.host}:{self.port}/v1"
 
     @property
     def pid(self) -> int | None:
@@ -103,7 +107,7 @@ class LlamaServer:
         self.served = model
         # every core for decoding too (the server's default is one): the loop waits on the planner
         # alone, and on 2 cores a planned token then takes 18 ms instead of 24
-        cmd = [sys.executable, "-m", "agentpair.llm.llamacpp_server", "--model", str(model), "--host", "127.0.0.1",
+        cmd = [sys.executable, "-m", "agentpair.llm.llamacpp_server", "--model", str(model), "--host", self.host,
                "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(os.cpu_count() or 1),
                # not every prompt token's logits (the server's default); flash attention: prompts 16% faster here
                "--logits_all", "false", "--flash_attn", "true"]

@@ -34,9 +34,13 @@ class EmbeddedPlanner:
     """The default planner: OpenAIPlanner pointed at a LlamaServer that it starts and stops."""
 
     def __init__(self, model: str | Path | None = None, *, lora: str | Path | bool | None = None,
-                 single_model: bool = False, n_ctx: int = 4096, **planner_options: object) -> None:
+                 single_model: bool = False, n_ctx: int = 4096, base_url: str | None = None,
+                 **planner_options: object) -> None:
         """lora: an adapter GGUF; None = the shipped adapter for the default model (none for
-        another model), the single-model one with `single_model`; False = the bare model."""
+        another model), the single-model one with `single_model`; False = the bare model.
+        base_url: such a server already running, another EmbeddedPlanner's (a cluster's planner
+        actor, agentpair.cluster): asked, not started or stopped."""
+        self._shared_url = base_url
         if lora is None and model is None:
             lora = SINGLE_MODEL_LORA if single_model else SHIPPED_LORA
             if not lora.is_file():
@@ -49,7 +53,7 @@ class EmbeddedPlanner:
 
     @property
     def base_url(self) -> str:
-        return self.server.base_url
+        return self._shared_url or self.server.base_url
 
     def identity(self) -> dict[str, object]:
         return {"kind": "embedded-llamacpp", "grounded": self.grounded, "model": self.name.split(":", 1)[1],
@@ -57,8 +61,9 @@ class EmbeddedPlanner:
 
     async def start(self) -> None:
         if self._planner is None:
-            await asyncio.to_thread(self.server.start)
-            self._planner = OpenAIPlanner(self.server.base_url, model=self.name, api_key="not-needed",
+            if not self._shared_url:
+                await asyncio.to_thread(self.server.start)
+            self._planner = OpenAIPlanner(self.base_url, model=self.name, api_key="not-needed",
                                           structured_output="llamacpp",
                                           **self._options)  # type: ignore[arg-type]
 

@@ -1,0 +1,1 @@
+"""Runs on a Ray cluster (the optional `ray` extra): agentpair.cluster.ray_runs."""
