@@ -13,10 +13,12 @@ Success is a reward above 0, as the suite's tables count it.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import functools
 import importlib.util
 import statistics
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -164,21 +166,44 @@ def aggregate(episodes: list[Episode]) -> dict[str, Any]:
 
 
 async def bench_miniwob(agent: Any, tasks: list[str], seeds: list[int], max_steps: int, trace_dir: Path | None,
-                        on_episode: Callable[[Episode], None] = lambda e: None) -> list[Episode]:
-    """Every task with every seed, one after another, on one started agent."""
-    episodes = []
+                        on_episode: Callable[[Episode], None] = lambda e: None, concurrency: int = 1) -> list[Episode]:
+    """Every task with every seed on one started agent, or `concurrency` at a time, each by an Agent of
+    its own over the agent's planner and executor in a browser context of its own; in task order."""
+    from agentpair.agent.loop import Agent
+
+    if concurrency < 1:
+        raise UsageError(f"--concurrency must be 1 or more, not {concurrency}")
     with serve(miniwob_html()) as base_url:
-        for task in tasks:
-            for seed in seeds:
-                trace = str(trace_dir / f"{task}-{seed}.jsonl") if trace_dir else False
-                try:
-                    episodes.append(await run_episode(agent, base_url, task, seed, max_steps, trace))
-                except Exception as exc:  # one broken episode is reported, not the end of the benchmark
-                    episodes.append(Episode(task=task, seed=seed, utterance="", reward=0.0, success=False,
-                                            done=False, steps=0, wall_s=0.0,
-                                            stop_reason=f"error: {type(exc).__name__}: {exc}"[:300]))
-                on_episode(episodes[-1])
-    return episodes
+        async def one(runner: Any, task: str, seed: int) -> Episode:
+            trace = str(trace_dir / f"{task}-{seed}.jsonl") if trace_dir else False
+            try:
+                episode = await run_episode(runner, base_url, task, seed, max_steps, trace)
+            except Exception as exc:  # one broken episode is reported, not the end of the benchmark
+                episode = Episode(task=task, seed=seed, utterance="", reward=0.0, success=False, done=False,
+                                  steps=0, wall_s=0.0, stop_reason=f"error: {type(exc).__name__}: {exc}"[:300])
+            on_episode(episode)
+            return episode
+
+        todo = [(task, seed) for task in tasks for seed in seeds]
+        if concurrency == 1:
+            return [await one(agent, task, seed) for task, seed in todo]
+        await agent.start()
+        idle: asyncio.Queue[Any] = asyncio.Queue()
+        for _ in range(concurrency):
+            idle.put_nowait(Agent(agent.planner, agent.executor, agent.browser.sibling()))
+
+        async def next_free(task: str, seed: int) -> Episode:
+            runner = await idle.get()
+            try:
+                return await one(runner, task, seed)
+            finally:
+                idle.put_nowait(runner)
+
+        try:
+            return list(await asyncio.gather(*(next_free(task, seed) for task, seed in todo)))
+        finally:
+            while not idle.empty():
+                await idle.get_nowait().browser.close()
 
 
 def _print_table(report: dict[str, Any]) -> None:
@@ -215,9 +240,13 @@ async def main(args: argparse.Namespace, planner: Any) -> int:
                                        f"{e.wall_s:.1f} s ({e.stop_reason})", highlight=False)
                 progress.advance(bar)
 
-            episodes = await bench_miniwob(agent, tasks, args.seeds, args.max_steps, trace_dir, on_episode)
+            begun = time.perf_counter()
+            episodes = await bench_miniwob(agent, tasks, args.seeds, args.max_steps, trace_dir, on_episode,
+                                           args.concurrency)
+            wall_s = time.perf_counter() - begun
         label = planner_label(agent.planner)
     report = {"planner": label, "tasks": tasks, "seeds": args.seeds, "max_steps": args.max_steps,
+              "concurrency": args.concurrency, "wall_s": wall_s, "episodes_per_min": len(episodes) / wall_s * 60,
               "trace_dir": str(trace_dir), **aggregate(episodes)}
     if args.json:
         print(json.dumps(report))
@@ -232,4 +261,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=list(DEV_SEEDS),
                         help=f"episode seeds (development: {DEV_SEEDS}; report: {REPORT_SEEDS})")
     parser.add_argument("--max-steps", type=int, default=15, metavar="N", help="steps per episode")
+    parser.add_argument("--concurrency", type=int, default=1, metavar="N",
+                        help="episodes at a time, each in a browser context of its own, sharing the planner and executor")
     parser.add_argument("--json", action="store_true")

@@ -12,6 +12,7 @@ import pytest
 
 from agentpair.agent.loop import Agent
 from agentpair.bench.miniwob import TASKS, aggregate, bench_miniwob, miniwob_html, serve
+from agentpair.errors import UsageError
 from tests.doubles import ScriptedExecutor, ScriptedPlanner
 
 CLICK = {"steps": [{"kind": "act", "tool": "click", "instruction": "click the Click Me! button"}]}
@@ -46,6 +47,34 @@ async def test_an_episode_the_agent_never_ends_scores_zero_and_seeds_repeat_the_
     assert episodes[0].utterance == episodes[1].utterance != episodes[2].utterance  # same seed, same task
     report = aggregate(episodes)
     assert report["success_rate"] == 0.0 and report["per_task"]["email-inbox-forward-nl"]["episodes"] == 3
+
+
+class OverlapPlanner(ScriptedPlanner):
+    """A scripted planner that counts the calls it answers at the same time."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.now = self.most = 0
+
+    async def plan(self, request):
+        self.now += 1
+        self.most = max(self.most, self.now)
+        try:
+            return await super().plan(request)
+        finally:
+            self.now -= 1
+
+
+@pytest.mark.asyncio
+async def test_episodes_run_n_at_a_time_each_in_its_own_context_and_come_back_in_task_order(tmp_path) -> None:
+    planner = OverlapPlanner([CLICK], delay_s=0.3)
+    async with Agent(planner, ScriptedExecutor([{"ref": "e5"}] * 3)) as agent:
+        episodes = await bench_miniwob(agent, ["click-test"], [3, 4, 5], max_steps=5, trace_dir=tmp_path, concurrency=2)
+    assert [e.seed for e in episodes] == [3, 4, 5] and all(e.success and e.steps == 1 for e in episodes)
+    assert planner.most == 2 and len(planner.requests) == 3
+    assert sorted(p.name for p in tmp_path.glob("*.jsonl")) == [f"click-test-{n}.jsonl" for n in (3, 4, 5)]
+    with pytest.raises(UsageError, match="--concurrency"):
+        await bench_miniwob(agent, ["click-test"], [3], max_steps=1, trace_dir=None, concurrency=0)
 
 
 def test_the_page_server_serves_core_and_tasks_on_loopback() -> None:
