@@ -118,7 +118,8 @@ async def main(args: argparse.Namespace, planner: Any) -> int:
 
 
 async def main_concurrency(args: argparse.Namespace, planner: Any) -> int:
-    """`--concurrency N,M`: each level's runs side by side in this process (agentpair.bench.concurrency)."""
+    """`--concurrency N,M`: each level's runs side by side, in this process or on Ray with `--ray`
+    (agentpair.bench.concurrency)."""
     import json
 
     from agentpair.bench.concurrency import InProcess, run_levels
@@ -156,8 +157,8 @@ async def main_concurrency(args: argparse.Namespace, planner: Any) -> int:
     for figures in levels.values():
         figures["throughput_vs_first"] = figures["throughput_runs_per_min"] / base if base else 0.0
     report = {"planner": planner_label(planner), "on": "ray" if args.ray else "in-process", "scenarios": names,
-              "runs_per_scenario": args.runs, "startup_s": startup_s, "trace_dir": str(trace_dir), "levels": {str(k): v for k, v in levels.items()},
-              "runs": [r.model_dump() for r in rows]}
+              "runs_per_scenario": args.runs, "startup_s": startup_s, "trace_dir": str(trace_dir),
+              "levels": {str(k): v for k, v in levels.items()}, "runs": [r.model_dump() for r in rows]}
     if args.json:
         print(json.dumps(report))
     else:

@@ -45,8 +45,7 @@ class PlannerActor:
     def __init__(self) -> None:
         from agentpair.planner.embedded import EmbeddedPlanner
 
-        self.planner = EmbeddedPlanner()
-        self.planner.server.host = ray.util.get_node_ip_address()
+        self.planner = EmbeddedPlanner(host=ray.util.get_node_ip_address())
 
     async def base_url(self) -> str:
         await self.planner.start()

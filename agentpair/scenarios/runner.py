@@ -53,7 +53,8 @@ async def run_scenario(scenario: Scenario, agent: Agent, trace: bool | str = Tru
     return report(scenario.name, verdict.success, result, verdict.reasons, verdict.violations), result
 
 
-async def run_beside(scenario: Scenario, planner: Any, executor: Any, chromium: Any, **options: Any) -> tuple[ScenarioReport, RunResult]:
+async def run_beside(scenario: Scenario, planner: Any, executor: Any, chromium: Any,
+                     **options: Any) -> tuple[ScenarioReport, RunResult]:
     """`run_scenario` by an Agent of its own over a shared planner and executor, in a browser context of
     its own in the shared Chromium (closed after), so that other runs can go on at the same time."""
     browser = chromium.sibling()
