@@ -84,9 +84,7 @@ def _print_table(report: dict[str, Any]) -> None:
 
 async def main(args: argparse.Namespace, planner: Any) -> int:
     """The `agentpair bench scenarios` command: a progress bar on stderr, then a table (or JSON on stdout)."""
-    if getattr(args, "ray", False) and not args.concurrency:
-        args.concurrency = [1]
-    if getattr(args, "concurrency", None):
+    if getattr(args, "concurrency", None) or getattr(args, "ray", False):
         return await main_concurrency(args, planner)
     import json
 
@@ -135,11 +133,12 @@ async def main_concurrency(args: argparse.Namespace, planner: Any) -> int:
     else:
         pool = InProcess(planner)
     names = scenario_names(args.scenarios)
+    chosen = args.concurrency or [1]
     trace_dir = Path("runs") / f"bench-concurrency-{datetime.now():%Y%m%d-%H%M%S}"
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     console.print("starting the planner, the executor and Chromium (not timed)")
     with Progress(*columns, console=console) as progress:
-        bar = progress.add_task("scenario runs", total=len(names) * args.runs * len(args.concurrency))
+        bar = progress.add_task("scenario runs", total=len(names) * args.runs * len(chosen))
 
         def on_run(level: int, run: LoopRun) -> None:
             outcome = "[green]success[/green]" if run.success else f"[red]failed[/red] ({run.stop_reason})"
@@ -148,12 +147,12 @@ async def main_concurrency(args: argparse.Namespace, planner: Any) -> int:
             progress.advance(bar)
 
         try:
-            levels, rows, startup_s = await run_levels(pool, names, args.runs, args.concurrency, args.max_steps,
+            levels, rows, startup_s = await run_levels(pool, names, args.runs, chosen, args.max_steps,
                                                        trace_dir, on_run)
         finally:
             if hasattr(planner, "aclose"):
                 await planner.aclose()
-    base = levels[args.concurrency[0]]["throughput_runs_per_min"]
+    base = levels[chosen[0]]["throughput_runs_per_min"]
     for figures in levels.values():
         figures["throughput_vs_first"] = figures["throughput_runs_per_min"] / base if base else 0.0
     report = {"planner": planner_label(planner), "on": "ray" if args.ray else "in-process", "scenarios": names,

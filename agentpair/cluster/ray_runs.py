@@ -72,7 +72,10 @@ class RunnerActor:
     """One run at a time: an Agent with its own Chromium, the shared planner and executor."""
 
     def __init__(self, planner_url: str, executor: Any) -> None:
-        self.planner_url, self.executor = planner_url, RayExecutor(executor)
+        from agentpair.planner.embedded import EmbeddedPlanner
+
+        self.planner = EmbeddedPlanner(base_url=planner_url)
+        self.executor = RayExecutor(executor)
         self.browser: Any = None
 
     async def start(self) -> None:
@@ -80,26 +83,23 @@ class RunnerActor:
 
         self.browser = Browser()
         await self.browser.start()
+        await self.planner.start()
 
     async def run(self, name: str, max_steps: int | None) -> tuple[dict[str, Any], str]:
         """The scenario's report and its trace (JSONL text)."""
-        from agentpair.planner.embedded import EmbeddedPlanner
         from agentpair.scenarios import loader
         from agentpair.scenarios.runner import run_beside
 
         scenario = loader.load(name)
         if max_steps:
             scenario = scenario.model_copy(update={"max_steps": max_steps})
-        planner = EmbeddedPlanner(base_url=self.planner_url)
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "trace.jsonl"
-            try:
-                report, _ = await run_beside(scenario, planner, self.executor, self.browser, trace=str(path))
-            finally:
-                await planner.aclose()
+            report, _ = await run_beside(scenario, self.planner, self.executor, self.browser, trace=str(path))
             return report.model_dump(), path.read_text()
 
     async def close(self) -> None:
+        await self.planner.aclose()
         if self.browser is not None:
             await self.browser.close()
 
