@@ -69,11 +69,12 @@ class SleepyEnvironment:
     """An environment whose observe and tool calls sleep known durations."""
 
     def __init__(self, observe_s: float = 0.0, tool_s: float = 0.0, changes_page: bool = True,
-                 button: str = "Go") -> None:
+                 button: str = "Go", fields: tuple[str, ...] = ("Name",)) -> None:
         self.observe_s = observe_s
         self.tool_s = tool_s
         self.changes_page = changes_page
         self.button = button
+        self.fields = fields
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.observations = 0
         self.spent_s = 0.0
@@ -83,8 +84,10 @@ class SleepyEnvironment:
         started = time.perf_counter()
         await asyncio.sleep(self.observe_s)
         self.spent_s += time.perf_counter() - started
+        refs = [f"e{k}" for k in range(1, len(self.fields) + 2)]
+        boxes = "".join(f'\n- textbox "{field}" [ref={ref}]' for field, ref in zip(self.fields, refs[1:]))
         return Observation(url="http://127.0.0.1/page", title=f"Page {self.observations}",
-                           snapshot=f'- button "{self.button}" [ref=e1]\n- textbox "Name" [ref=e2]', refs=["e1", "e2"])
+                           snapshot=f'- button "{self.button}" [ref=e1]{boxes}', refs=refs)
 
     def tools(self) -> list[Tool]:
         async def run(name: str, args: Args) -> ToolResult:

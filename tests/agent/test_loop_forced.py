@@ -1,6 +1,6 @@
 """The loop takes the steps the grounded schema leaves no choice about without asking the planner:
-a refused submit's missing values, the refused click itself, and the finish once the goal's closing
-click changed the page. One planner call for the whole task."""
+a form the goal fills whole, a refused submit's missing values, the refused click itself, and the finish
+once the goal's closing click changed the page. One planner call for the whole task."""
 
 from __future__ import annotations
 
@@ -12,21 +12,23 @@ from agentpair import Agent
 from agentpair.tools.base import Observation, Tool, ToolResult
 from tests.doubles import Args, ScriptedExecutor, ScriptedPlanner
 
-FORM = '- textbox "Skipper" [ref=e1]{value}\n- button "Submit hire" [ref=e2]\n- link "Prices" [ref=e3]'
+FORM = '- textbox "E-mail" [ref=e1]{value}\n- button "Submit hire" [ref=e2]\n- link "Prices" [ref=e3]{more}'
+PHONE = '\n- textbox "Phone" [ref=e5]'  # a field the goal says nothing of: the form is not the goal's to fill whole
 RECEIPT = '- heading "Your canoe is booked" [level=1] [ref=e4]\n- link "Prices" [ref=e3]'
 
 
 class HireForm:
     """A form with one field and a submit button; submitting it shows a receipt."""
 
-    def __init__(self) -> None:
+    def __init__(self, more: str = "") -> None:
+        self.more = more
         self.skipper = ""
         self.submitted = False
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
     async def observe(self) -> Observation:
-        snapshot = RECEIPT if self.submitted else FORM.format(value=f": {self.skipper}" if self.skipper else "")
-        return Observation(url="http://127.0.0.1/hire", title="Hire", snapshot=snapshot, refs=["e1", "e2", "e3", "e4"])
+        snapshot = RECEIPT if self.submitted else FORM.format(value=f": {self.skipper}" if self.skipper else "", more=self.more)
+        return Observation(url="http://127.0.0.1/hire", title="Hire", snapshot=snapshot, refs=["e1", "e2", "e3", "e4", "e5"])
 
     def tools(self) -> list[Tool]:
         def make(name: str) -> Tool:
@@ -47,13 +49,28 @@ class HireForm:
 async def test_a_refused_submit_is_filled_retried_and_closed_with_one_planner_call() -> None:
     planner = ScriptedPlanner([{"steps": [{"kind": "act", "tool": "click", "instruction": "click the Submit hire button"}]}])
     planner.grounded = True  # the refusal and the forced steps are the grounded schema's
-    executor = ScriptedExecutor([{"ref": "e2"}, {"ref": "e1", "text": "Ofelia Brandt"}, {"ref": "e2"}])
-    form = HireForm()
-    result = await Agent(planner, executor, form).run("Hire a canoe for skipper Ofelia Brandt, then submit the hire.",
+    executor = ScriptedExecutor([{"ref": "e2"}, {"ref": "e1", "text": "ofelia@tern.example"}, {"ref": "e2"}])
+    form = HireForm(more=PHONE)
+    result = await Agent(planner, executor, form).run("Hire a canoe for ofelia@tern.example, then submit the hire.",
                                                       trace=False)
     assert result.finished and form.submitted
     assert [name for name, _ in form.calls] == ["type", "click"]  # the early submit never ran
     assert len(planner.requests) == 1  # the fill, the retried click and the finish: no planner call
     assert [s.step.instruction for s in result.steps] == [
-        "click the Submit hire button", "type Ofelia Brandt into the Skipper field", "click the Submit hire button",
+        "click the Submit hire button", "type ofelia@tern.example into the E-mail field", "click the Submit hire button",
         "the goal is done"]
+
+
+async def test_a_form_the_goal_fills_whole_is_filled_before_the_planner_is_asked() -> None:
+    planner = ScriptedPlanner([{"steps": [{"kind": "act", "tool": "click", "instruction": "click the Submit hire button"}]}])
+    planner.grounded = True
+    executor = ScriptedExecutor([{"ref": "e1", "text": "ofelia@tern.example"}, {"ref": "e2"}])
+    form = HireForm()
+    result = await Agent(planner, executor, form).run("Hire a canoe for ofelia@tern.example, then submit the hire.",
+                                                      trace=False)
+    assert result.finished and form.submitted and form.skipper == "ofelia@tern.example"
+    assert [name for name, _ in form.calls] == ["type", "click"]
+    assert len(planner.requests) == 1 and planner.requests[0].history[0].startswith(
+        "[1] act type: type ofelia@tern.example into the E-mail field")  # the planner saw the form filled
+    assert [s.step.instruction for s in result.steps] == [
+        "type ofelia@tern.example into the E-mail field", "click the Submit hire button", "the goal is done"]

@@ -196,17 +196,17 @@ async def test_a_submit_before_the_form_holds_the_goals_text_is_refused_then_the
              {"steps": [{"kind": "finish", "answer": "done"}]}]
     planner = ScriptedPlanner(plans)
     planner.grounded = True  # the refusal is the grounded schema's: a planner that asks for grounding
-    executor = ScriptedExecutor([{"ref": "e1"}, {"ref": "e2", "text": "Ada Byron King"}, {"ref": "e1"}])
-    env = SleepyEnvironment()
-    result = await Agent(planner, executor, env, trace_dir=tmp_path).run("Put this in the name: Ada Byron King",
+    executor = ScriptedExecutor([{"ref": "e1"}, {"ref": "e2", "text": "ada@byron.example"}, {"ref": "e1"}])
+    env = SleepyEnvironment(fields=("Email", "Phone"))  # a field the goal says nothing of: no fill without the planner
+    result = await Agent(planner, executor, env, trace_dir=tmp_path).run("Sign up with ada@byron.example",
                                                                          trace=False)
     assert result.finished
     assert [name for name, _ in env.calls] == ["type", "click"]  # the early click never ran
     # after the refusal the schema allowed one step only: the loop typed without asking the planner
     assert len(planner.requests) == 3 and result.steps[1].step.instruction == (
-        "type Ada Byron King into the Name field")
+        "type ada@byron.example into the Email field")
     assert planner.requests[1].history[0].endswith(
-        "FAILED: the form does not yet hold what the goal gives: type Ada Byron King into the Name field")
+        "FAILED: the form does not yet hold what the goal gives: type ada@byron.example into the Email field")
 
 
 async def test_a_step_a_plan_repeats_that_sets_a_field_runs_once(tmp_path: Path) -> None:

@@ -100,7 +100,7 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
             left.append(("type", f"type {value[0]} into the {said[0]} field"))
     left += _described(request, typed, listed)
     mail = [said[0] for f in names.fields if "mail" in f.casefold() and (said := ways_to_name(f))
-            and said[0] in _empty_fields(request) and not typed & {n.casefold() for n in said}]
+            and said[0] in empty_fields(request) and not typed & {n.casefold() for n in said}]
     left += [("type", f"type {email} into the {mail[0]} field") for email in given_emails(request.goal)[:1]
              if mail and f"type {email}" not in done]
     for lead, text in goal_texts(request.goal):
@@ -111,7 +111,7 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         left += _number_to_set(request) or _from_table(request)
     if not any(tool == "type" for tool, _ in left):
         left += [("type", f"type {value} into the {field} field") for value in _untyped(request)
-                 for field in _empty_fields(request)]
+                 for field in empty_fields(request)]
     return list(dict.fromkeys(left))  # a value found two ways is one step
 
 
@@ -121,7 +121,7 @@ def _described(request: PlanRequest, typed: set[str], listed: dict[str, list[str
     other empty field (not optional) one of the short runs of the goal's words that hold no such
     value nor a word of a field's name ("action", "action movies" for Genre): the goal describes
     the whole form. `listed`: listed_values, which this leaves to form_left's address lines."""
-    empty, fields = _empty_fields(request), request.names.fields
+    empty, fields = empty_fields(request), request.names.fields
     labelled = {f: v for f in fields if f not in listed and (v := _labelled_whole(request.goal, f)) and writable(v)}
     if not labelled:
         return []
@@ -156,7 +156,7 @@ def shown_values(request: PlanRequest) -> dict[str, str]:
 
 def _from_table(request: PlanRequest) -> list[tuple[str, str]]:
     """Each empty field a table row gives a value for (table_values) takes it."""
-    values, empty = table_values(request), _empty_fields(request)
+    values, empty = table_values(request), empty_fields(request)
     return [("type", f"type {values[field]} into the {said[0]} field") for field in values
             if (said := ways_to_name(field)) and said[0] in empty]
 
@@ -180,15 +180,16 @@ def _untyped(request: PlanRequest) -> list[str]:
     that repeats the goal aside), while the page has an empty field."""
     done = done_text(request)
     shown = page_shown(request)
-    values = given_values(request.goal, set(request.names.clickable)) if _empty_fields(request) else []
+    values = given_values(request.goal, set(request.names.clickable)) if empty_fields(request) else []
     return [v for v in values if f"type {v}" not in done and v not in shown and writable(v)]
 
 
-def _empty_fields(request: PlanRequest) -> list[str]:
-    """The page's text fields that show no value and no step failed to type into, as a step says them."""
+def empty_fields(request: PlanRequest, required: bool = False) -> list[str]:
+    """The page's text fields that show no value and no step failed to type into, as a step says
+    them; `required`: only those whose name does not say they are optional."""
     filled = set(shown_values(request))
     failed = set(typed_fields(request, ok=False))
-    return [said[0] for name in request.names.fields if name not in filled
+    return [said[0] for name in request.names.fields if name not in filled and not (required and OPTIONAL.search(name))
             and (said := ways_to_name(name)) and not failed & set(said)]
 
 

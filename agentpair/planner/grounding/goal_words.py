@@ -20,7 +20,8 @@ WORD = r"\w(?:[\w'.-]*\w)?"
 ABBREVIATION = re.compile(r"(?<!\w)(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|Ave|Rd|No|etc)\.$")  # a stop that is the word's own
 NUMBER_WORD = re.compile(r"^-?\d+(?:[.,]\d+)?$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
-DATE_OR_TIME = re.compile(r"\b\d{1,4}[/:-]\d{1,2}(?:[/-]\d{1,4})?\b")
+# a date or a time, a time's AM/PM with it ("05/20/2010", "2027-03-04", "9:37 PM", "12:30:15 p.m.")
+DATE_OR_TIME = re.compile(r"\b\d{1,4}[/:-]\d{1,2}(?:[/-]\d{1,4}|:\d{2})?(?: ?(?:[AaPp][Mm]|[AaPp]\.[Mm]\.)(?!\w)|\b)")
 
 
 def value_runs(words: list[str], start: int) -> list[str]:
@@ -250,7 +251,7 @@ def task_words(goal: str) -> set[str]:
 
 def given_values(goal: str, clickable: set[str]) -> list[str]:
     """The values the goal gives to enter: its quoted texts that name nothing clickable here, and its
-    dates and times ("05/20/2010", "2027-03-04", "9:37")."""
+    dates and times ("05/20/2010", "2027-03-04", "9:37 PM")."""
     quoted = [text for text in quoted_texts(goal)[:8] if text not in clickable]
     inside = " ".join(quoted)
     dates = [d for d in DATE_OR_TIME.findall(goal) if d not in inside]

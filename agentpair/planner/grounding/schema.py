@@ -43,6 +43,8 @@ What a step may say (_grounded_acts, offered_clicks, field_values.typed_values a
 - an item's action the run took ("like (Clark @dis)") is not taken again (it would undo it);
 - where the goal asks for the greatest (smallest), of the clickables named by numbers only that one.
 - with an answer schema: extract exactly the unread fields, then answer with the values read;
+  where the task asks for no answer (no schema, no question) and the run read nothing, a finish
+  answers "the goal is done";
 - a code step types into a box the goal names (where it names one) and into no box a code step of
   the run wrote already.
 No finish while (still_to_do)
@@ -60,7 +62,9 @@ Refused in the loop (form_left.premature_click, only for a planner that asked fo
 - a button click while the form lacks what form_left finds; the next plan may only put that in;
 - a link, go to or go back while the form holds text typed and not sent (typed_unsent).
 Taken without the planner (forced_steps)
-- after a refused button click, all that the form lacks (form_left), in one plan;
+- where what the form lacks (form_left) can go in one way only (each field one value, each value
+  one field, none of it tried before in the run), after a refused button click or where it leaves
+  no empty field not marked optional: all of it, in one plan;
 - where the schema allows exactly one step (one act, one wording), the loop takes it;
 - a button click refused while the form lacked values is taken once the form holds them, unless a
   click or a text typed with Enter ran since (retried);
@@ -79,7 +83,7 @@ import re
 from typing import Any
 
 from agentpair.planner.grounding.field_values import typed_values, typing_groups
-from agentpair.planner.grounding.form_left import REFUSED, TYPED, form_left, named_boxes
+from agentpair.planner.grounding.form_left import REFUSED, TYPED, empty_fields, form_left, named_boxes
 from agentpair.planner.grounding.goal_words import SENTENCE_END, closing_verb, given_values, goal_texts, named_by, named_options, word_set
 from agentpair.planner.grounding.page_clicks import (calendar_day, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
                                    offered_clicks, page_shown, quoted_here, seeking, signed_in, sought, to_open, typed_unsent,
@@ -240,20 +244,23 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     elif fields and "type" in [t.name for t in request.tools]:
         steps.append(_act("type", {"enum": [f"type the code into {field}" for field in fields]}))
     if not unread and not still_to_do(request):
-        steps.append(finish_shape(_grounded_answer(request, values) if reads else request.output_schema))
+        answer = _grounded_answer(request, values) if reads else request.output_schema
+        nothing_to_say = reads and owes_no_answer(request) and not request.memory
+        steps.append(finish_shape({"const": DONE} if nothing_to_say else answer))
     return steps, MAX_PLAN_STEPS
 
 
 def forced_steps(request: PlanRequest) -> list[Step]:
     """The steps the grounded schema leaves no choice about, taken without asking the planner ([]
-    where it leaves one): after a refused button click, all the form lacks (form_left); the one step
+    where it leaves one): all the form lacks (form_left), where it goes in one way only, after a
+    refused button click or where it fills the form whole; the one step
     the schema allows (one act with one wording); the refused click once the form holds what it
     lacked (retried); once every field of the answer schema was read, the finish answering with
     what was read (answered); the finish once the goal's closing click is done (closed)."""
     if not request.tools or request.names == PageNames():
         return []
     left = form_left(request)
-    if left and refused(request):
+    if left and _one_way(left, request) and (refused(request) or _fills_whole(left, request)):
         return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
     shapes, _ = grounded_steps(request)
     if step := retried(request, shapes) or answered(request, shapes) or closed(request, shapes):
@@ -263,6 +270,24 @@ def forced_steps(request: PlanRequest) -> list[Step]:
     wordings = _wordings(shapes[0])
     return [Step(kind="act", tool=shapes[0]["properties"]["tool"]["const"], instruction=wordings[0])] \
         if len(wordings) == 1 else []
+
+
+def _typed(left: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The (value, field) of each type step of `left`."""
+    return [m.groups() for tool, step in left if tool == "type" and (m := TYPED.match(step))]  # type: ignore[misc]
+
+
+def _one_way(left: list[tuple[str, str]], request: PlanRequest) -> bool:
+    """What the form lacks can be put in one way only: each field gets one value and each value one
+    field; and no step of it was tried before in the run (a failed one is the planner's to repair)."""
+    typed = _typed(left)
+    tried = {s.instruction for s in request.steps}
+    return len({f for _, f in typed}) == len(typed) == len({v for v, _ in typed}) and not tried & {s for _, s in left}
+
+
+def _fills_whole(left: list[tuple[str, str]], request: PlanRequest) -> bool:
+    """What the form lacks leaves no empty field that is not marked optional."""
+    return not set(empty_fields(request, required=True)) - {field for _, field in _typed(left)}
 
 
 def _wordings(shape: dict[str, Any]) -> list[str]:
@@ -300,7 +325,7 @@ def closed(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     last = re.match(r"(click the (.+?) button)(?: \([^()]*\))?$", request.steps[-1].instruction) \
         if request.steps and request.steps[-1].ok and _acted_with(request.steps[-1], "click") else None
     offered = any(s["properties"]["kind"].get("const") == "finish" for s in shapes)
-    if not offered or not last or request.output_schema or READING.search(request.goal) or last.group(1) in request.unchanged:
+    if not offered or not last or not owes_no_answer(request) or last.group(1) in request.unchanged:
         return None
     verb = closing_verb(request.goal)
     first = re.findall(r"\w+", last.group(2))
@@ -317,6 +342,11 @@ def answered(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     if not props or any(k not in found or p.get("enum") != [found[k]] for k, p in props.items()):
         return None
     return Step(kind="finish", instruction=DONE, answer={k: p["enum"][0] for k, p in props.items()})
+
+
+def owes_no_answer(request: PlanRequest) -> bool:
+    """The task asks for no answer: no answer schema, no question in the goal (READING)."""
+    return not request.output_schema and not READING.search(request.goal)
 
 
 def _about_the_goal(request: PlanRequest) -> bool:
@@ -351,11 +381,10 @@ def still_to_do(request: PlanRequest) -> list[str]:
     unsent = ["send what was typed"] if request.names.fields and last and (_acted_with(last, "type") or last.kind == "code") \
         and not last.instruction.endswith(" and press Enter") else []
     acted = any(s.ok and (s.kind == "act" and s.tool or s.kind == "code") for s in request.steps)
-    owes_no_answer = not request.output_schema and not READING.search(request.goal)
-    idle = ["act on the page"] if owes_no_answer and not acted else []
+    idle = ["act on the page"] if owes_no_answer(request) and not acted else []
     shown = page_shown(request)
     to_enter = [f"type {v}" for v in given_values(request.goal, set(request.names.clickable))
-                if owes_no_answer and f"type {v}" not in done and v not in shown]
+                if owes_no_answer(request) and f"type {v}" not in done and v not in shown]
     elsewhere = [f"click {name}" for name in sought(request)]
     return (opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden + idle + to_enter
             + elsewhere)

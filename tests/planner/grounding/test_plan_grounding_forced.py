@@ -1,5 +1,6 @@
 """Steps the loop takes without asking the planner (forced_steps): the only step the schema allows,
-a refused button click once the form holds what it lacked, and the answer once every field is read."""
+a refused button click once the form holds what it lacked, a form the goal fills whole, and the
+answer once every field is read."""
 
 from __future__ import annotations
 
@@ -75,7 +76,8 @@ def test_where_the_schema_allows_one_step_the_loop_takes_it_and_otherwise_asks()
     refused = [f"[1] act click: {HIRE} -> FAILED: {premature_click(request(goal=GOAL, snapshot=typed), HIRE)}"]
     assert forced_steps(request(goal=GOAL, snapshot=typed, history=refused)) == [Step(
         kind="act", tool="select", instruction="select Canoe in the Boat dropdown")]  # all the form lacks
-    assert forced_steps(request(goal=GOAL, snapshot=typed)) == []  # nothing refused: the planner chooses
+    # nothing refused: the planner chooses, unless what the form lacks fills it whole (the next test)
+    assert forced_steps(request(goal=GOAL, snapshot=typed.replace('- button', '- textbox "Crew" [ref=e6]\n- button'))) == []
 
 
 RECEIPT = """- heading "Your canoe is booked" [level=1] [ref=e1]
@@ -148,3 +150,36 @@ def test_a_forms_button_that_does_not_send_it_is_not_offered_while_typing_is_uns
     assert valid(before, plan(act("click", "click the Back to boats button")))
     named = grounded_plan_schema(request(goal=GOAL + " Then go back to boats.", snapshot=page, history=typed, non_submit=["e6"]))
     assert valid(named, plan(act("click", "click the Back to boats button")))
+
+
+CREW = """- heading "Crew sign-up" [level=1] [ref=e1]
+- textbox "Full name" [ref=e2]
+- textbox "E-mail" [ref=e3]
+- combobox "Boat" [ref=e4]:
+  - option "Dinghy" [selected]
+  - option "Canoe"
+- checkbox "I can swim" [ref=e5]
+- button "Sign up" [ref=e6]"""
+CREW_GOAL = 'Sign up for the Canoe: full name "Ofelia Brandt", e-mail ofelia@tern.example; tick I can swim.'
+
+
+def test_a_form_the_goal_fills_whole_one_way_is_filled_without_the_planner() -> None:
+    assert forced_steps(request(goal=CREW_GOAL, snapshot=CREW)) == [
+        Step(kind="act", tool="check", instruction="check the I can swim box"),
+        Step(kind="act", tool="select", instruction="select Canoe in the Boat dropdown"),
+        Step(kind="act", tool="type", instruction="type ofelia@tern.example into the E-mail field"),
+        Step(kind="act", tool="type", instruction="type Ofelia Brandt into the Full name field")]
+    # where the goal's words could go into a field more than one way, the planner chooses
+    loose = "Sign up for the Canoe with name Ofelia Brandt and e-mail ofelia@tern.example, and say I can swim."
+    assert forced_steps(request(goal=loose, snapshot=CREW)) == []
+    refused = [f"[1] act click: click the Sign up button -> FAILED: {premature_click(request(goal=loose, snapshot=CREW), 'click the Sign up button')}"]
+    assert forced_steps(request(goal=loose, snapshot=CREW, history=refused)) == []  # after a refusal too
+    # an empty field the goal gives nothing for: the planner decides what the form needs
+    phone = CREW.replace('- checkbox', '- textbox "Phone" [ref=e7]\n- checkbox')
+    assert forced_steps(request(goal=CREW_GOAL, snapshot=phone)) == []
+    # unless the page says it is optional
+    optional = CREW.replace('- checkbox', '- textbox "Phone (optional)" [ref=e7]\n- checkbox')
+    assert len(forced_steps(request(goal=CREW_GOAL, snapshot=optional))) == 4
+    # a step of it that failed before is the planner's to repair, not to be taken again
+    failed = ['[1] act check: check the I can swim box -> FAILED: the box did not turn']
+    assert forced_steps(request(goal=CREW_GOAL, snapshot=CREW, history=failed)) == []

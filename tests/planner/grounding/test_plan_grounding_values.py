@@ -4,7 +4,7 @@ name qualifies it) and the texts the page shows whole (a line of text, a field's
 from __future__ import annotations
 
 from agentpair.planner.grounding.form_left import REFUSED, premature_click
-from agentpair.planner.grounding.goal_words import value_runs
+from agentpair.planner.grounding.goal_words import given_values, value_runs
 from agentpair.planner.grounding.field_values import shown_texts
 from agentpair.planner.grounding.schema import grounded_plan_schema
 from tests.grounding_helpers import act, plan, request, valid
@@ -110,3 +110,9 @@ def test_a_field_a_table_row_gives_a_value_for_takes_only_that_and_no_field_its_
     copy = grounded_plan_schema(request(goal="Copy the source into the answer.", snapshot=FORM))
     assert valid(copy, plan(act("type", "type Lantern oil is on the shelf. into the Answer field")))
     assert not valid(copy, plan(act("type", "type Lantern oil is on the shelf. into the Source field")))
+
+
+def test_a_time_the_goal_gives_keeps_its_am_or_pm() -> None:
+    assert given_values("Enter 9:37 PM as the time and press submit.", set()) == ["9:37 PM"]
+    assert given_values("Book it for 05/20/2010 at 10:05am.", set()) == ["05/20/2010", "10:05am"]
+    assert given_values("Meet at 12:30:15 p.m. sharp, in room 3-4.", set()) == ["12:30:15 p.m.", "3-4"]
