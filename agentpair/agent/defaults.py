@@ -12,14 +12,15 @@ from agentpair.planner.client import OpenAIPlanner
 from agentpair.tools.base import Environment
 
 
-def default_planner(single_model: bool = False, **options: Any) -> Planner:
+def default_planner(single_model: bool = False, slots: int = 1, **options: Any) -> Planner:
     """OpenAIPlanner on OPENAI_BASE_URL when set, else the embedded llama.cpp planner (with the
-    adapter for single-model mode when `single_model`); `options` go to OpenAIPlanner (timeout_s, ...)."""
+    adapter for single-model mode when `single_model`, decoding `slots` calls side by side for runs
+    at once); `options` go to OpenAIPlanner (timeout_s, ...)."""
     if os.environ.get("OPENAI_BASE_URL"):
         return OpenAIPlanner(**options)
     from agentpair.planner.embedded import EmbeddedPlanner
 
-    return EmbeddedPlanner(single_model=single_model, **options)
+    return EmbeddedPlanner(single_model=single_model, slots=slots, **options)
 
 
 async def default_executor() -> Executor:

@@ -129,7 +129,7 @@ async def main_concurrency(args: argparse.Namespace, planner: Any) -> int:
         if not isinstance(planner, EmbeddedPlanner):
             raise SystemExit("--ray runs the embedded planner as an actor; an endpoint's planner is not supported with it")
 
-        pool: Any = RayRuns(args.ray_address)
+        pool: Any = RayRuns(args.ray_address, slots=max(args.concurrency or [1]))
     else:
         pool = InProcess(planner)
     names = scenario_names(args.scenarios)

@@ -105,6 +105,7 @@ async def bench_soak(name: str, runs: int, on_run: Callable[[int, ScenarioReport
     close the agent and count once more. With `concurrency` N, N runs go on at a time, each an
     Agent of its own over the first one's planner and executor, in a context of the first one's
     Chromium (Browser.sibling)."""
+    from agentpair.agent.defaults import default_planner
     from agentpair.agent.loop import Agent
     from agentpair.scenarios.runner import run_beside
     from agentpair.scenarios import loader as scenarios
@@ -113,7 +114,7 @@ async def bench_soak(name: str, runs: int, on_run: Callable[[int, ScenarioReport
     scenario = scenarios.load(name)
     successes, done = 0, 0
     with tempfile.TemporaryDirectory() as traces:
-        async with Agent() as agent:
+        async with Agent(planner=default_planner(slots=concurrency)) as agent:
             await run_scenario(scenario, agent, trace=str(Path(traces) / "warm-up.jsonl"))
             before, by_run = resources(), []
             gate = asyncio.Semaphore(concurrency)

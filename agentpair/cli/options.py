@@ -48,4 +48,6 @@ def planner_from_args(args: argparse.Namespace) -> Any:
                              schema_mode=getattr(args, "schema_mode", None), **options)
     if getattr(args, "schema_mode", None) and os.environ.get("OPENAI_BASE_URL"):  # the embedded one grounds by pattern
         options["schema_mode"] = args.schema_mode
-    return default_planner(single_model=getattr(args, "single_model", False), **options)
+    levels = getattr(args, "concurrency", None) or 1  # runs at once: an embedded planner decodes that many calls together
+    slots = max(levels) if isinstance(levels, list) else levels
+    return default_planner(single_model=getattr(args, "single_model", False), slots=slots, **options)

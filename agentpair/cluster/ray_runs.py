@@ -42,10 +42,10 @@ class ExecutorActor:
 class PlannerActor:
     """The embedded planner's llama.cpp server (it dies with this actor's process)."""
 
-    def __init__(self) -> None:
+    def __init__(self, slots: int) -> None:
         from agentpair.planner.embedded import EmbeddedPlanner
 
-        self.planner = EmbeddedPlanner(host=ray.util.get_node_ip_address())
+        self.planner = EmbeddedPlanner(host=ray.util.get_node_ip_address(), slots=slots)
 
     async def base_url(self) -> str:
         await self.planner.start()
@@ -107,8 +107,10 @@ class RunnerActor:
 class RayRuns:
     """Scenario runs on a Ray cluster: a local one (`address` None), else the one at `address`."""
 
-    def __init__(self, address: str | None = None) -> None:
+    def __init__(self, address: str | None = None, slots: int = 1) -> None:
+        """slots: the planner actor's, the most runs that will ask it at once."""
         self.address = address
+        self.slots = slots
         self.started_ray = False
         self.idle: asyncio.Queue[Any] = asyncio.Queue()
         self.all: list[Any] = []
@@ -121,7 +123,7 @@ class RayRuns:
             ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
             self.started_ray = True
         self.executor = ExecutorActor.remote()
-        self.planner = PlannerActor.remote()
+        self.planner = PlannerActor.remote(self.slots)
         self.planner_url = await self.planner.base_url.remote()
 
     async def runners(self, n: int) -> None:

@@ -52,7 +52,7 @@ class Lookup:
 def lookup(prompt: Sequence[int]) -> Lookup:
     """A lookup over this process's recent answers and then the prompt (the prompt's occurrences,
     later, win)."""
-    return Lookup([token for answer in _recent for token in answer] + list(prompt))
+    return Lookup([token for answer in list(_recent) for token in answer] + list(prompt))  # a copy: calls run side by side
 
 
 def remember(answer: Sequence[int]) -> None:

@@ -20,7 +20,7 @@ import collections
 import functools
 import warnings
 from collections.abc import Callable, Generator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -104,10 +104,9 @@ def only_the_end(matcher: Any, vocab_size: int, end: int) -> bool:
     return bool(next_ones[end]) and int(next_ones.sum()) == 1
 
 
-def cached_prefix(llm: Any, tokens: Sequence[int]) -> int:
-    """How many of the prompt's tokens the model's cache already holds (one at least is evaluated
+def cached_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
+    """How many of the prompt's tokens a cache holding `held` has already (one at least is evaluated
     again: its logits are needed)."""
-    held = llm.input_ids[: llm.n_tokens]
     same = 0
     for a, b in zip(held, tokens):
         if a != b:
@@ -116,9 +115,14 @@ def cached_prefix(llm: Any, tokens: Sequence[int]) -> int:
     return min(same, len(tokens) - 1)
 
 
+def logits_at(ctx: Any, index: int, n_vocab: int) -> np.ndarray:
+    """A copy of the logits the last forward kept for batch index `index`: (n_vocab,)."""
+    return np.ctypeslib.as_array(ctx.get_logits_ith(index), shape=(n_vocab,)).copy()
+
+
 def eval_rows(llm: Any, batch: Sequence[int], rows: Sequence[int]) -> None:
     """`Llama.eval` of one batch (at most n_batch tokens) with the logits of `rows` (batch indices)
-    kept, read after by `llm._ctx.get_logits_ith(row)`."""
+    kept, read after by `logits_at`."""
     llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)  # what was evaluated past n_tokens is dropped
     n_past = llm.n_tokens
     llm._batch.set_batch(batch=batch, n_past=n_past, logits_all=False)
@@ -129,11 +133,45 @@ def eval_rows(llm: Any, batch: Sequence[int], rows: Sequence[int]) -> None:
     llm.n_tokens += len(batch)
 
 
-def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penalties, count: Counter,
-             eval_tokens: Callable[[Sequence[int]], None], stop: Any = None) -> Generator[int, Any, None]:
+class Cache(Protocol):
+    """One sequence in a model's cache: the tokens it holds, and forwards that extend it."""
+
+    def held(self) -> Sequence[int]: ...
+
+    def keep(self, n: int) -> None: ...  # what it holds past its first n tokens is dropped
+
+    def forward(self, batch: Sequence[int], rows: Sequence[int]) -> list[np.ndarray]: ...
+    # evaluates `batch` after what it holds; the logits (n_vocab,) at each of `rows` (batch indices)
+
+
+class OwnCache:
+    """The Llama object's own sequence, the one `Llama.eval` extends (llm.input_ids[:llm.n_tokens])."""
+
+    def __init__(self, llm: Any) -> None:
+        self.llm = llm
+
+    def held(self) -> Sequence[int]:
+        return self.llm.input_ids[: self.llm.n_tokens]
+
+    def keep(self, n: int) -> None:
+        self.llm.n_tokens = n  # the next eval drops the cache past this point
+
+    def forward(self, batch: Sequence[int], rows: Sequence[int]) -> list[np.ndarray]:
+        llm, logits = self.llm, []
+        for start in range(0, len(batch), llm.n_batch):  # a long prompt: n_batch tokens a forward
+            chunk = batch[start:start + llm.n_batch]
+            here = [row - start for row in rows if start <= row < start + len(chunk)]
+            eval_rows(llm, chunk, here)
+            logits += [logits_at(llm._ctx, row, llm.n_vocab()) for row in here]
+        return logits
+
+
+def generate(cache: Cache, words: Any, n_vocab: int, n_batch: int, tokens: Sequence[int], json_schema: str,
+             penalties: Penalties, count: Counter, stop: Any = None) -> Generator[int, Any, None]:
     """Tokens of the greedy answer to `tokens` under `json_schema`, as `Llama.generate` yields them;
-    the caller stops at the end-of-generation token. `eval_tokens`: the model's stock eval; `stop`:
-    stopping criteria, asked after each sampled token as `Llama.generate` asks them.
+    the caller stops at the end-of-generation token. `cache`: the sequence the answer is decoded in
+    (OwnCache, or a slot of agentpair.llm.slots); `words`: llguidance's tokenizer (tokenizer_of);
+    `stop`: stopping criteria, asked after each sampled token as `Llama.generate` asks them.
 
     Each forward evaluates what is pending (the last sampled token, the tokens forced after it) and
     the guesses of agentpair.llm.drafts, each followed by what the grammar forces after it; the
@@ -144,10 +182,9 @@ def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penal
 
     import llguidance
 
-    words = tokenizer_of(llm)
     matcher = llguidance.LLMatcher(words, compiled(json_schema))
-    llm.n_tokens = cached_prefix(llm, tokens)  # eval drops the cache past this point
-    pending = list(tokens[llm.n_tokens:])
+    cache.keep(cached_prefix(cache.held(), tokens))
+    pending = list(tokens[len(cache.held()):])
     seen = drafts.lookup(tokens)
     answer: list[int] = []
     kind = "prompt"
@@ -163,7 +200,7 @@ def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penal
 
     def complete() -> bool:
         """The answer is complete: its last tokens (the end) need no forward."""
-        if only_the_end(matcher, llm.n_vocab(), words.eos_token):
+        if only_the_end(matcher, n_vocab, words.eos_token):
             count("forced", 1, time.perf_counter())
             return True
         return False
@@ -177,30 +214,26 @@ def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penal
                 yield words.eos_token
                 return
             started = time.perf_counter()
-            room = min(drafts.MAX_BATCH, llm.n_batch - len(pending))
+            room = min(drafts.MAX_BATCH, n_batch - len(pending))
             guesses = drafts.draft(seen, matcher, room) if room > 0 else []
             count("drafted", len(guesses), started)
             batch = pending + [t for guess, after in guesses for t in (guess, *after)]
             rows = [len(pending) - 1]  # batch indices whose logits are read: the one before each guess,
             for guess, after in guesses:  # then the batch's last token
                 rows.append(rows[-1] + 1 + len(after))
-            n_past = llm.n_tokens
+            n_past = len(cache.held())
             started = time.perf_counter()
-            if guesses:
-                eval_rows(llm, batch, rows)
-            else:
-                eval_tokens(pending)
+            logits_of = cache.forward(batch, rows)
             count(kind, len(batch), started)
             count("forwards", 1, time.perf_counter())
             kind = "predicted"
             for j, row in enumerate(rows):
                 started = time.perf_counter()
-                at = row if guesses else -1  # the stock eval keeps the last token's logits only
-                logits = np.ctypeslib.as_array(llm._ctx.get_logits_ith(at), shape=(llm.n_vocab(),)).copy()
+                logits = logits_of[j]
                 penalties.apply(logits)
                 token = pick(logits, matcher)
                 count("sample", 1, started)
-                if stop is not None and stop(llm.input_ids[: n_past + row + 1], logits):
+                if stop is not None and stop(np.asarray(cache.held()[: n_past + row + 1]), logits):
                     return
                 if not matcher.consume_token(token):
                     raise RuntimeError(f"the grammar refused the token it allowed: {matcher.get_error()}")
@@ -209,7 +242,7 @@ def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penal
                 answer.append(token)
                 yield token
                 if j == len(guesses) or token != guesses[j][0]:
-                    llm.n_tokens = n_past + row + 1  # the guesses after this row are not kept
+                    cache.keep(n_past + row + 1)  # the guesses after this row are not kept
                     pending = [token]
                     break
                 after = guesses[j][1]  # the guess was right: the grammar's forced tokens after it follow
@@ -217,7 +250,7 @@ def generate(llm: Any, tokens: Sequence[int], json_schema: str, penalties: Penal
                 if after:
                     yield from written(after)
                 if complete():
-                    llm.n_tokens = n_past + row + 2 + len(after)
+                    cache.keep(n_past + row + 2 + len(after))
                     yield words.eos_token
                     return
     finally:

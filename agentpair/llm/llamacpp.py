@@ -72,10 +72,15 @@ class LlamaServer:
         lora: str | Path | None = None,
         start_timeout_s: float = 120.0,
         host: str = "127.0.0.1",
+        slots: int = 1,
     ) -> None:
         """host: the address it listens on (loopback; a cluster node's address where runs on other
-        nodes ask it, agentpair.cluster)."""
+        nodes ask it, agentpair.cluster). slots: calls it decodes side by side, their tokens in the
+        same forwards (agentpair.llm.slots); n_ctx: the context of one call."""
+        if slots < 1:
+            raise ValueError(f"slots must be 1 or more, not {slots}")
         self.host = host
+        self.slots = slots
         self.model = Path(model) if model else None
         self.n_ctx = n_ctx
         self.lora = Path(lora) if lora else None
@@ -84,6 +89,12 @@ class LlamaServer:
         self.served: Path | None = None  # the GGUF the server runs: the model, or it merged with the adapter
         self._proc: subprocess.Popen[bytes] | None = None
         self._log = None
+
+    @property
+    def cache_tokens(self) -> int:
+        """The shared cache's size: n_ctx, and 2,048 tokens more a slot past the first (a planner
+        call's prompt and answer take under 1,500; idle slots give theirs up when it is full)."""
+        return self.n_ctx + 2048 * (self.slots - 1)
 
     @property
     def base_url(self) -> str:
@@ -108,7 +119,8 @@ class LlamaServer:
         # every core for decoding too (the server's default is one): the loop waits on the planner
         # alone, and on 2 cores a planned token then takes 18 ms instead of 24
         cmd = [sys.executable, "-m", "agentpair.llm.llamacpp_server", "--model", str(model), "--host", self.host,
-               "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(os.cpu_count() or 1),
+               "--port", str(self.port), "--n_ctx", str(self.cache_tokens), "--slots", str(self.slots),
+               "--n_threads", str(os.cpu_count() or 1),
                # not every prompt token's logits (the server's default); flash attention: prompts 16% faster here
                "--logits_all", "false", "--flash_attn", "true"]
         self._log = tempfile.TemporaryFile()

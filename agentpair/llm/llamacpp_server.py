@@ -8,15 +8,21 @@ one token matters: if the grammar accepts the top-scoring one, it is the token t
 have picked too, so the rest need no check. Run as `python -m agentpair.llm.llamacpp_server ARGS`, with
 the arguments of `python -m llama_cpp.server`.
 
+With `--slots N` (its own option; default 1) it takes N schema calls at a time, each in a slot of
+one shared cache, their tokens evaluated in the same forwards (agentpair.llm.slots); llama-cpp-python's
+one-call-at-a-time lock is bypassed for chat calls, and a call outside the schema path (sampling, no
+grammar) runs on the context alone.
+
 It also keeps what each JSON schema compiles to (a grounded schema is asked again on a re-ask or a
 page seen before) and says where a chat call's time went, in the response header TIMINGS_HEADER
 (JSON: prompt tokens evaluated and their ms, tokens decoded and their ms, tokens sampled under the
-grammar and their ms, tokens the schema forced, grammar build and sampler set-up ms, the call's ms in the server), read by
-agentpair.llm.endpoint.
+grammar and their ms, tokens the schema forced, forwards and those shared with other calls, grammar build and
+sampler set-up ms, the call's ms in the server), read by agentpair.llm.endpoint.
 """
 
 from __future__ import annotations
 
+import contextvars
 import ctypes
 import functools
 import inspect
@@ -24,6 +30,7 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -34,6 +41,7 @@ from llama_cpp import _internals as internals
 from llama_cpp import llama_grammar
 
 from agentpair.llm import fast_forward
+from agentpair.llm.slots import Slots
 
 TIMINGS_HEADER = "x-agentpair-timings"  # agentpair.llm.endpoint reads it (not imported: the package would load)
 STOCK_CHAT = Llama.create_chat_completion
@@ -42,8 +50,10 @@ STOCK_SAMPLE = Llama.sample
 STOCK_GENERATE = Llama.generate
 GENERATE_SIGNATURE = inspect.signature(STOCK_GENERATE)
 STOCK_FROM_JSON_SCHEMA = llama_grammar.LlamaGrammar.from_json_schema.__func__  # type: ignore[attr-defined]
-_call = threading.local()  # the running call's grammar and sampler set-up times (one llama call at a time)
-_last: dict[str, float] = {}  # the last call's timings, for the response header
+_call = threading.local()  # the running call's grammar and sampler set-up times (each call has its thread)
+_timings: contextvars.ContextVar[dict[str, float]] = contextvars.ContextVar("timings")  # a request's, for its header
+SLOTS = 0  # calls decoded side by side (--slots; agentpair.llm.slots), 0 in-process: the Llama object's own cache
+_slots_made = threading.Lock()
 
 # llama_token_data as numpy sees it: {int32 id; float logit; float p}
 TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
@@ -131,9 +141,22 @@ def from_json_schema(cls: type, json_schema: str, verbose: bool = True) -> llama
     return grammar
 
 
+def slots_of(llm: Llama) -> Slots | None:
+    """The server's slots over this model's context, made at its first call (None in-process)."""
+    if not SLOTS:
+        return None
+    with _slots_made:
+        if getattr(llm, "slots", None) is None:
+            llm.slots = Slots(llm, SLOTS)  # type: ignore[attr-defined]
+            if llm.n_tokens == 0:  # Llama reads sequence 0's last token and logits after each call: a token
+                llm.input_ids[0], llm.n_tokens = -1, 1  # no prompt has keeps them there (the stock path starts afresh)
+    return llm.slots  # type: ignore[attr-defined,no-any-return]
+
+
 def guided_generate(self: Llama, tokens: Any, *args: Any, **kwargs: Any) -> Any:
     """`Llama.generate`, by fast_forward where greedy decoding runs under a JSON schema that llguidance
-    takes; anything else (sampling, logits processors, a draft model) by the stock generator."""
+    takes (in a slot where the server has them); anything else (sampling, logits processors, a draft
+    model) by the stock generator, on the context alone."""
     settings = GENERATE_SIGNATURE.bind(self, tokens, *args, **kwargs)
     settings.apply_defaults()
     given = settings.arguments
@@ -141,12 +164,30 @@ def guided_generate(self: Llama, tokens: Any, *args: Any, **kwargs: Any) -> Any:
     plain = (given["temp"] == 0.0 and given["reset"] and given["logits_processor"] is None
              and self.draft_model is None
              and not (self._is_recurrent or self._is_hybrid))
+    slots = slots_of(self)
     if schema is None or not plain:
-        return STOCK_GENERATE(self, tokens, *args, **kwargs)
+        stock = STOCK_GENERATE(self, tokens, *args, **kwargs)
+        return stock if slots is None else _alone(slots, stock)
     penalties = fast_forward.Penalties(self.last_n_tokens_size, given["repeat_penalty"],
                                        given["frequency_penalty"], given["presence_penalty"])
-    return fast_forward.generate(self, list(tokens), schema, penalties, _count,
-                                 lambda batch: STOCK_EVAL(self, batch), given["stopping_criteria"])
+    decode = functools.partial(fast_forward.generate, words=fast_forward.tokenizer_of(self), n_vocab=self.n_vocab(),
+                               n_batch=self.n_batch, tokens=list(tokens), json_schema=schema, penalties=penalties,
+                               count=_count, stop=given["stopping_criteria"])
+    return decode(fast_forward.OwnCache(self)) if slots is None else _in_slot(slots, list(tokens), decode)
+
+
+def _in_slot(slots: Slots, tokens: list[int], decode: Any) -> Iterator[int]:
+    with slots.slot(tokens) as slot:
+        try:
+            yield from decode(slot)
+        finally:
+            _count("shared_forwards", slot.shared, time.perf_counter())
+
+
+def _alone(slots: Slots, stock: Iterator[int]) -> Iterator[int]:
+    """The stock generator on sequence 0 with no slot round meanwhile (it reads the context's logits)."""
+    with slots.decoding:
+        yield from stock
 
 
 def timed_eval(self: Llama, tokens: Any) -> None:
@@ -173,17 +214,18 @@ def _count(kind: str, n: int, started: float) -> None:
 
 
 def timed_chat_completion(self: Llama, *args: Any, **kwargs: Any) -> Any:
-    """`Llama.create_chat_completion`, with where its time went kept in `_last` (non-streamed calls)."""
+    """`Llama.create_chat_completion`, with where its time went kept in the request's `_timings`
+    (non-streamed calls; the middleware of add_timings_header made it)."""
     _call.grammar_ms = _call.sampler_ms = 0.0
     _call.timings = {}
     started = time.perf_counter()
     try:
         return STOCK_CHAT(self, *args, **kwargs)
     finally:
-        _last.clear()
-        _last.update({"prompt_n": 0, "prompt_ms": 0.0, "predicted_n": 0, "predicted_ms": 0.0, "sample_n": 0,
-                      "sample_ms": 0.0, "forced_n": 0, **_call.timings, "grammar_build_ms": _call.grammar_ms,
-                      "sampler_init_ms": _call.sampler_ms, "call_ms": (time.perf_counter() - started) * 1e3})
+        _timings.get({}).update({
+            "prompt_n": 0, "prompt_ms": 0.0, "predicted_n": 0, "predicted_ms": 0.0, "sample_n": 0, "sample_ms": 0.0,
+            "forced_n": 0, **_call.timings, "grammar_build_ms": _call.grammar_ms, "sampler_init_ms": _call.sampler_ms,
+            "call_ms": (time.perf_counter() - started) * 1e3})
         _call.timings = None
 
 
@@ -191,11 +233,29 @@ def add_timings_header(app: Any) -> Any:
     """The server app, its chat completions answered with the call's timings in TIMINGS_HEADER."""
     @app.middleware("http")
     async def timings(request: Any, call_next: Any) -> Any:
+        kept: dict[str, float] = {}
+        _timings.set(kept)  # the call's thread sees this dict (tasks and worker threads copy the context)
         response = await call_next(request)
-        if request.url.path.endswith("/chat/completions") and _last:
-            response.headers[TIMINGS_HEADER] = json.dumps(_last)
+        if request.url.path.endswith("/chat/completions") and kept:
+            response.headers[TIMINGS_HEADER] = json.dumps(kept)
         return response
     return app
+
+
+async def shared_proxy() -> Any:
+    """The server's models for a chat call without its one-call-at-a-time lock: the slots take
+    calls side by side (the stock generator still runs alone)."""
+    import llama_cpp.server.app as server_app
+
+    yield server_app._llama_proxy
+
+
+def with_slots(params: Any) -> Any:
+    """llama.cpp context parameters for SLOTS sequences besides the Llama object's own, in one
+    cache all of them share."""
+    params.n_seq_max = SLOTS + 1
+    params.kv_unified = True
+    return params
 
 
 def install() -> bool:
@@ -210,8 +270,14 @@ def install() -> bool:
 
 
 def main() -> None:
+    global SLOTS
     import llama_cpp.server.app as server_app
 
+    SLOTS = _take_option("--slots", 1)
+    low_level = llama_cpp.llama_cpp  # where Llama takes its context parameters from
+    stock_params = low_level.llama_context_default_params
+    low_level.llama_context_default_params = lambda: with_slots(stock_params())
+    server_app.get_llama_proxy = shared_proxy  # the chat route looks it up at each call
     stock_create_app = server_app.create_app
     server_app.create_app = lambda *args, **kwargs: add_timings_header(stock_create_app(*args, **kwargs))
     llama_grammar.LlamaGrammar.from_json_schema = classmethod(from_json_schema)  # type: ignore[method-assign]
@@ -224,6 +290,16 @@ def main() -> None:
     print(f"agentpair.llm.llamacpp_server: top token first under a grammar: {'on' if installed else 'off'}",
           file=sys.stderr, flush=True)
     serve()
+
+
+def _take_option(name: str, default: int) -> int:
+    """An option of this server's own, taken out of sys.argv before llama_cpp.server reads it."""
+    if name not in sys.argv:
+        return default
+    at = sys.argv.index(name)
+    value = int(sys.argv[at + 1])
+    del sys.argv[at:at + 2]
+    return value
 
 
 if __name__ == "__main__":

@@ -35,18 +35,19 @@ class EmbeddedPlanner:
 
     def __init__(self, model: str | Path | None = None, *, lora: str | Path | bool | None = None,
                  single_model: bool = False, n_ctx: int = 4096, base_url: str | None = None,
-                 host: str = "127.0.0.1", **planner_options: object) -> None:
+                 host: str = "127.0.0.1", slots: int = 1, **planner_options: object) -> None:
         """lora: an adapter GGUF; None = the shipped adapter for the default model (none for
         another model), the single-model one with `single_model`; False = the bare model.
         base_url: such a server already running, another EmbeddedPlanner's (a cluster's planner
         actor, agentpair.cluster): asked, not started or stopped. host: the address its own server
-        listens on (loopback; a cluster node's address where other nodes ask it)."""
+        listens on (loopback; a cluster node's address where other nodes ask it). slots: the calls
+        its server decodes side by side (for runs at once: their tokens share forwards)."""
         self._shared_url = base_url
         if lora is None and model is None:
             lora = SINGLE_MODEL_LORA if single_model else SHIPPED_LORA
             if not lora.is_file():
                 raise EmbeddedModelError(f"the planner adapter {lora} is missing from this install")
-        self.server = LlamaServer(model, lora=lora or None, n_ctx=n_ctx, host=host)
+        self.server = LlamaServer(model, lora=lora or None, n_ctx=n_ctx, host=host, slots=slots)
         self._options = {"max_tokens": PLAN_MAX_TOKENS, "grounded": True, "describe_tools": False, **planner_options}
         self.grounded = bool(self._options["grounded"])  # under the schema grounded in the page, by default
         self._planner: OpenAIPlanner | None = None
