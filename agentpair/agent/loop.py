@@ -21,7 +21,8 @@ from agentpair.executor.protocol import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner.request import Planner, PlannerError, PlanReply, ToolInfo, plan_request
 from agentpair.planner.grounding.form_left import premature_click, typed_field
-from agentpair.planner.grounding.schema import FORCED, forced_steps
+from agentpair.planner.grounding.forced import forced_steps
+from agentpair.planner.grounding.schema import FORCED
 from agentpair.planner.page_view import page_state
 from agentpair.agent.render import executor_context
 from agentpair.tracing.redaction import Redactor

@@ -61,8 +61,8 @@ async def test_a_refused_submit_is_filled_retried_and_closed_with_one_planner_ca
         "the goal is done"]
 
 
-async def test_a_form_the_goal_fills_whole_is_filled_before_the_planner_is_asked() -> None:
-    planner = ScriptedPlanner([{"steps": [{"kind": "act", "tool": "click", "instruction": "click the Submit hire button"}]}])
+async def test_a_form_the_goal_fills_whole_is_filled_and_sent_without_the_planner() -> None:
+    planner = ScriptedPlanner([])
     planner.grounded = True
     executor = ScriptedExecutor([{"ref": "e1", "text": "ofelia@tern.example"}, {"ref": "e2"}])
     form = HireForm()
@@ -70,7 +70,6 @@ async def test_a_form_the_goal_fills_whole_is_filled_before_the_planner_is_asked
                                                       trace=False)
     assert result.finished and form.submitted and form.skipper == "ofelia@tern.example"
     assert [name for name, _ in form.calls] == ["type", "click"]
-    assert len(planner.requests) == 1 and planner.requests[0].history[0].startswith(
-        "[1] act type: type ofelia@tern.example into the E-mail field")  # the planner saw the form filled
+    assert planner.requests == []  # the fill (form_left), the closing clause's button (sent), the finish (closed)
     assert [s.step.instruction for s in result.steps] == [
         "type ofelia@tern.example into the E-mail field", "click the Submit hire button", "the goal is done"]

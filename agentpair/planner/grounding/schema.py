@@ -61,16 +61,7 @@ No finish while (still_to_do)
 Refused in the loop (form_left.premature_click, only for a planner that asked for grounding)
 - a button click while the form lacks what form_left finds; the next plan may only put that in;
 - a link, go to or go back while the form holds text typed and not sent (typed_unsent).
-Taken without the planner (forced_steps)
-- where what the form lacks (form_left) can go in one way only (each field one value, each value
-  one field, none of it tried before in the run), after a refused button click or where it leaves
-  no empty field not marked optional: all of it, in one plan;
-- where the schema allows exactly one step (one act, one wording), the loop takes it;
-- a button click refused while the form lacked values is taken once the form holds them, unless a
-  click or a text typed with Enter ran since (retried);
-- once every field of the answer schema is read, the run answers with the values read (answered);
-- where the task asks for no answer, it ends once the run clicked the button its closing clause's verb
-  names ("... and submit the form": Submit) and the page changed, if nothing is left to do (closed).
+Taken without the planner: agentpair.planner.grounding.forced.
 
 A small planner misspells names and cuts values short; under this schema a grammar-constrained
 server (llama.cpp) cannot emit either. The rules read the run's steps as records (PlanRequest.steps: what
@@ -83,13 +74,12 @@ import re
 from typing import Any
 
 from agentpair.planner.grounding.field_values import typed_values, typing_groups
-from agentpair.planner.grounding.form_left import REFUSED, TYPED, empty_fields, form_left, named_boxes
-from agentpair.planner.grounding.goal_words import SENTENCE_END, closing_verb, given_values, goal_texts, named_by, named_options, word_set
+from agentpair.planner.grounding.form_left import REFUSED, TYPED, form_left, named_boxes
+from agentpair.planner.grounding.goal_words import SENTENCE_END, given_values, goal_texts, named_by, named_options, word_set
 from agentpair.planner.grounding.page_clicks import (calendar_day, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
                                    offered_clicks, page_shown, quoted_here, seeking, signed_in, sought, to_open, typed_unsent,
                                    ways_to_name, writable)
 from agentpair.planner.request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, DoneStep, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
-from agentpair.models import Step
 from agentpair.planner.page_view import PageNames
 
 ESCAPED = set("|?*+()[]{}")  # a backslash makes these literal in both Python's re and llama.cpp's
@@ -131,7 +121,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
     clicks = seeking(request, clicks)
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
-    submitted = {m.group(2) for s in request.steps if s.ok and _acted_with(s, "type") and s.instruction.endswith(" and press Enter")
+    submitted = {m.group(2) for s in request.steps if s.ok and acted_with(s, "type") and s.instruction.endswith(" and press Enter")
                  and (m := TYPED.match(s.instruction)) and m.group(1) == (s.args or {}).get("text")}
     retyped = {m.group(1) for m in map(TYPED.match, done) if m}
     typing = typing_groups(request, [v for v in values if v not in retyped], submitted)
@@ -148,7 +138,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
     leave = _not_to_check(request)
     ticks = [f"{'uncheck' if name in names.checked else 'check'} the {said} box" for name in names.boxes
              if name in names.checked or name not in leave for said in ways_to_name(name)]
-    set_by_run = {s.instruction for s in request.steps if s.ok and _acted_with(s, "check")}
+    set_by_run = {s.instruction for s in request.steps if s.ok and acted_with(s, "check")}
     undoing = {t: t.removeprefix("un") if t.startswith("uncheck") else "un" + t for t in ticks}
     ticks = [t for t in ticks if t not in done and undoing[t] not in set_by_run]
     if "check" in tools and ticks:
@@ -250,98 +240,13 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     return steps, MAX_PLAN_STEPS
 
 
-def forced_steps(request: PlanRequest) -> list[Step]:
-    """The steps the grounded schema leaves no choice about, taken without asking the planner ([]
-    where it leaves one): all the form lacks (form_left), where it goes in one way only, after a
-    refused button click or where it fills the form whole; the one step
-    the schema allows (one act with one wording); the refused click once the form holds what it
-    lacked (retried); once every field of the answer schema was read, the finish answering with
-    what was read (answered); the finish once the goal's closing click is done (closed)."""
-    if not request.tools or request.names == PageNames():
-        return []
-    left = form_left(request)
-    if left and _one_way(left, request) and (refused(request) or _fills_whole(left, request)):
-        return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
-    shapes, _ = grounded_steps(request)
-    if step := retried(request, shapes) or answered(request, shapes) or closed(request, shapes):
-        return [step]
-    if len(shapes) != 1 or shapes[0]["properties"]["kind"].get("const") != "act":
-        return []
-    wordings = _wordings(shapes[0])
-    return [Step(kind="act", tool=shapes[0]["properties"]["tool"]["const"], instruction=wordings[0])] \
-        if len(wordings) == 1 else []
-
-
-def _typed(left: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The (value, field) of each type step of `left`."""
-    return [m.groups() for tool, step in left if tool == "type" and (m := TYPED.match(step))]  # type: ignore[misc]
-
-
-def _one_way(left: list[tuple[str, str]], request: PlanRequest) -> bool:
-    """What the form lacks can be put in one way only: each field gets one value and each value one
-    field; and no step of it was tried before in the run (a failed one is the planner's to repair)."""
-    typed = _typed(left)
-    tried = {s.instruction for s in request.steps}
-    return len({f for _, f in typed}) == len(typed) == len({v for v, _ in typed}) and not tried & {s for _, s in left}
-
-
-def _fills_whole(left: list[tuple[str, str]], request: PlanRequest) -> bool:
-    """What the form lacks leaves no empty field that is not marked optional."""
-    return not set(empty_fields(request, required=True)) - {field for _, field in _typed(left)}
-
-
-def _wordings(shape: dict[str, Any]) -> list[str]:
-    said = shape["properties"]["instruction"]
-    return [said["const"]] if "const" in said else said.get("enum", [])
-
-
-def retried(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
-    """The click the loop refused (premature_click) when no click ran and no text was typed with
-    Enter since (it may have sent the form already), and the schema offers it again: the planner
-    asked for it, and the form now holds what it lacked."""
-    for done in reversed(request.steps):
-        if _acted_with(done, "click") and REFUSED in (done.error or ""):
-            offered = any(s["properties"]["kind"].get("const") == "act" and s["properties"]["tool"].get("const") == "click"
-                          and done.instruction in _wordings(s) for s in shapes)
-            return Step(kind="act", tool="click", instruction=done.instruction) if offered else None
-        if done.ok and (_acted_with(done, "click") or (done.args or {}).get("submit")):
-            return None
-    return None
-
-
 def refused(request: PlanRequest) -> bool:
     """The loop refused a button click of this run (premature_click)."""
     return any(REFUSED in (s.error or "") for s in request.steps)
 
 
-def _acted_with(done: DoneStep, tool: str) -> bool:
+def acted_with(done: DoneStep, tool: str) -> bool:
     return done.kind == "act" and done.tool == tool
-
-
-def closed(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
-    """The finish, where the schema offers it, the task asks for no answer, and the run's last step
-    clicked the button whose first word is the verb of the goal's closing clause ("... and submit the
-    form": Submit) and changed the page: what the goal asks last is done."""
-    last = re.match(r"(click the (.+?) button)(?: \([^()]*\))?$", request.steps[-1].instruction) \
-        if request.steps and request.steps[-1].ok and _acted_with(request.steps[-1], "click") else None
-    offered = any(s["properties"]["kind"].get("const") == "finish" for s in shapes)
-    if not offered or not last or not owes_no_answer(request) or last.group(1) in request.unchanged:
-        return None
-    verb = closing_verb(request.goal)
-    first = re.findall(r"\w+", last.group(2))
-    return Step(kind="finish", instruction=DONE, answer=f"done: {last.group(1)}") \
-        if verb and first and first[0].casefold() == verb else None
-
-
-def answered(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
-    """The finish, where the schema offers it and holds each field of the answer to the one value
-    an extraction read for it (_grounded_answer): nothing is left for the planner to say."""
-    finish = next((s for s in shapes if s["properties"]["kind"].get("const") == "finish"), None)
-    props = (finish or {}).get("properties", {}).get("answer", {}).get("properties")
-    found = _found(request)
-    if not props or any(k not in found or p.get("enum") != [found[k]] for k, p in props.items()):
-        return None
-    return Step(kind="finish", instruction=DONE, answer={k: p["enum"][0] for k, p in props.items()})
 
 
 def owes_no_answer(request: PlanRequest) -> bool:
@@ -378,7 +283,7 @@ def still_to_do(request: PlanRequest) -> list[str]:
     hidden = hidden_setting(request, [f"click the {name} button" for name in request.names.clickable])
     acts = [s for s in request.steps if s.ok and not (s.kind == "act" and s.tool in SETS_NOTHING)]  # nor does a failed step
     last = acts[-1] if acts else None
-    unsent = ["send what was typed"] if request.names.fields and last and (_acted_with(last, "type") or last.kind == "code") \
+    unsent = ["send what was typed"] if request.names.fields and last and (acted_with(last, "type") or last.kind == "code") \
         and not last.instruction.endswith(" and press Enter") else []
     acted = any(s.ok and (s.kind == "act" and s.tool or s.kind == "code") for s in request.steps)
     idle = ["act on the page"] if owes_no_answer(request) and not acted else []
@@ -394,7 +299,7 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _found(request: PlanRequest) -> dict[str, Any]:
+def found_values(request: PlanRequest) -> dict[str, Any]:
     """What the extractions so far hold, by field name: the latest value of each, but an empty
     one ("" or null, as a later extraction of a field not on the page gives) never replaces a value."""
     found: dict[str, Any] = {}
@@ -413,7 +318,7 @@ def _unread(request: PlanRequest) -> dict[str, Any] | None:
     schema = request.output_schema
     if not schema or not isinstance(schema.get("properties"), dict) or not schema["properties"]:
         return None
-    found = _found(request)
+    found = found_values(request)
     unread = {k: v for k, v in schema["properties"].items() if k not in found}
     if not unread:
         return {}
@@ -430,7 +335,7 @@ def _grounded_answer(request: PlanRequest, values: list[str]) -> dict[str, Any] 
     schema = request.output_schema
     if not schema or not isinstance(schema.get("properties"), dict):
         return schema
-    found = _found(request)
+    found = found_values(request)
     numbers = [v for v in found.values() if _number(v)]
     properties = {}
     for name, prop in schema["properties"].items():

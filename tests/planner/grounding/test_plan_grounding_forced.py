@@ -7,7 +7,8 @@ from __future__ import annotations
 from agentpair.planner.grounding.form_left import UNSENT, premature_click
 from agentpair.planner.grounding.goal_words import closing_verb
 from agentpair.models import Step
-from agentpair.planner.grounding.schema import forced_steps, grounded_plan_schema
+from agentpair.planner.grounding.forced import forced_steps
+from agentpair.planner.grounding.schema import grounded_plan_schema
 from tests.grounding_helpers import act, plan, request, valid
 
 FORM = """- heading "Boat hire" [level=1] [ref=e1]
@@ -183,3 +184,27 @@ def test_a_form_the_goal_fills_whole_one_way_is_filled_without_the_planner() -> 
     # a step of it that failed before is the planner's to repair, not to be taken again
     failed = ['[1] act check: check the I can swim box -> FAILED: the box did not turn']
     assert forced_steps(request(goal=CREW_GOAL, snapshot=CREW, history=failed)) == []
+
+
+HIRE_FORM = """- heading "Hire a canoe" [level=1] [ref=e1]
+- textbox "Skipper" [ref=e2]: Ofelia Brandt
+- checkbox "Add insurance" [ref=e3]
+- button "Submit hire form" [ref=e4]
+- button "Save draft" [ref=e5]"""
+TYPED_SKIPPER = '[1] act type: type Ofelia Brandt into the Skipper field {"ref": "e2", "text": "Ofelia Brandt"} -> ok'
+
+
+def test_once_the_run_filled_a_form_that_lacks_nothing_the_closing_clauses_button_is_clicked() -> None:
+    assert forced_steps(request(goal=SUBMIT, snapshot=HIRE_FORM, history=[TYPED_SKIPPER])) == [
+        Step(kind="act", tool="click", instruction="click the Submit hire form button")]
+    # the run's last step was no filling in (it came to the page by a link): the planner looks first
+    arrived = ['[1] act click: click the Hire link {"ref": "e9"} -> ok']
+    assert forced_steps(request(goal=SUBMIT, snapshot=HIRE_FORM, history=arrived)) == []
+    # an empty field the goal gives nothing for, or two buttons the verb names: the planner decides
+    phone = HIRE_FORM.replace('- checkbox', '- textbox "Phone" [ref=e6]\n- checkbox')
+    assert forced_steps(request(goal=SUBMIT, snapshot=phone, history=[TYPED_SKIPPER])) == []
+    twice = HIRE_FORM + '\n- button "Submit and pay" [ref=e7]'
+    assert forced_steps(request(goal=SUBMIT, snapshot=twice, history=[TYPED_SKIPPER])) == []
+    # a goal whose closing clause is another verb ("... then open Prices"): no such click
+    assert forced_steps(request(goal="Fill in the hire form for skipper Ofelia Brandt, then open Prices.",
+                                snapshot=HIRE_FORM, history=[TYPED_SKIPPER])) == []

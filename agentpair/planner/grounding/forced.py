@@ -1,0 +1,138 @@
+"""Steps the loop takes without asking the planner, where the grounded schema (grounding.schema)
+leaves no choice about them. Its rules, one line each:
+
+- where what the form lacks (form_left) can go in one way only (each field one value, each value
+  one field, none of it tried before in the run), after a refused button click or where it leaves
+  no empty field not marked optional: all of it, in one plan;
+- where the schema allows exactly one step (one act, one wording), the loop takes it;
+- a button click refused while the form lacked values is taken once the form holds them, unless a
+  click or a text typed with Enter ran since (retried);
+- once every field of the answer schema is read, the run answers with the values read (answered);
+- once the run's last step filled in a form that lacks nothing (form_left, no empty field not marked
+  optional), the one button its closing clause's verb names ("... and submit the form": Submit) (sent);
+- where the task asks for no answer, it ends once the run clicked the button its closing clause's verb
+  names ("... and submit the form": Submit) and the page changed, if nothing is left to do (closed).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from agentpair.models import Step
+from agentpair.planner.grounding.form_left import REFUSED, TYPED, empty_fields, form_left
+from agentpair.planner.grounding.goal_words import closing_verb
+from agentpair.planner.grounding.schema import DONE, acted_with, found_values, grounded_steps, owes_no_answer, refused
+from agentpair.planner.page_view import PageNames
+from agentpair.planner.request import PlanRequest
+
+
+def forced_steps(request: PlanRequest) -> list[Step]:
+    """The steps the grounded schema leaves no choice about, taken without asking the planner ([]
+    where it leaves one): all the form lacks (form_left), where it goes in one way only, after a
+    refused button click or where it fills the form whole; the one step the schema allows (one act
+    with one wording); the refused click once the form holds what it lacked (retried); once every
+    field of the answer schema was read, the finish answering with what was read (answered); the
+    finish once the goal's closing click is done (closed); that click once the form it sends lacks
+    nothing (sent)."""
+    if not request.tools or request.names == PageNames():
+        return []
+    left = form_left(request)
+    if left and _one_way(left, request) and (refused(request) or _fills_whole(left, request)):
+        return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
+    shapes, _ = grounded_steps(request)
+    if step := retried(request, shapes) or answered(request, shapes) or closed(request, shapes) or sent(request, shapes):
+        return [step]
+    if len(shapes) != 1 or shapes[0]["properties"]["kind"].get("const") != "act":
+        return []
+    wordings = _wordings(shapes[0])
+    return [Step(kind="act", tool=shapes[0]["properties"]["tool"]["const"], instruction=wordings[0])] \
+        if len(wordings) == 1 else []
+
+
+def _typed(left: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The (value, field) of each type step of `left`."""
+    return [m.groups() for tool, step in left if tool == "type" and (m := TYPED.match(step))]  # type: ignore[misc]
+
+
+def _one_way(left: list[tuple[str, str]], request: PlanRequest) -> bool:
+    """What the form lacks can be put in one way only: each field gets one value and each value one
+    field; and no step of it was tried before in the run (a failed one is the planner's to repair)."""
+    typed = _typed(left)
+    tried = {s.instruction for s in request.steps}
+    return len({f for _, f in typed}) == len(typed) == len({v for v, _ in typed}) and not tried & {s for _, s in left}
+
+
+def _fills_whole(left: list[tuple[str, str]], request: PlanRequest) -> bool:
+    """What the form lacks leaves no empty field that is not marked optional."""
+    return not set(empty_fields(request, required=True)) - {field for _, field in _typed(left)}
+
+
+def _wordings(shape: dict[str, Any]) -> list[str]:
+    said = shape["properties"]["instruction"]
+    return [said["const"]] if "const" in said else said.get("enum", [])
+
+
+def retried(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The click the loop refused (premature_click) when no click ran and no text was typed with
+    Enter since (it may have sent the form already), and the schema offers it again: the planner
+    asked for it, and the form now holds what it lacked."""
+    for done in reversed(request.steps):
+        if acted_with(done, "click") and REFUSED in (done.error or ""):
+            offered = any(s["properties"]["kind"].get("const") == "act" and s["properties"]["tool"].get("const") == "click"
+                          and done.instruction in _wordings(s) for s in shapes)
+            return Step(kind="act", tool="click", instruction=done.instruction) if offered else None
+        if done.ok and (acted_with(done, "click") or (done.args or {}).get("submit")):
+            return None
+    return None
+
+
+
+
+
+
+def closed(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The finish, where the schema offers it, the task asks for no answer, and the run's last step
+    clicked the button whose first word is the verb of the goal's closing clause ("... and submit the
+    form": Submit) and changed the page: what the goal asks last is done."""
+    last = re.match(r"(click the (.+?) button)(?: \([^()]*\))?$", request.steps[-1].instruction) \
+        if request.steps and request.steps[-1].ok and acted_with(request.steps[-1], "click") else None
+    offered = any(s["properties"]["kind"].get("const") == "finish" for s in shapes)
+    if not offered or not last or not owes_no_answer(request) or last.group(1) in request.unchanged:
+        return None
+    verb = closing_verb(request.goal)
+    first = re.findall(r"\w+", last.group(2))
+    return Step(kind="finish", instruction=DONE, answer=f"done: {last.group(1)}") \
+        if verb and first and first[0].casefold() == verb else None
+
+
+def sent(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The click on the one button the schema offers whose first word is the verb of the goal's
+    closing clause ("... and submit the registration": Submit registration), where the run's last
+    steps filled in this form (typed, none with Enter, selected, checked) and the form lacks
+    nothing: nothing the goal gives (form_left), no empty field not marked optional."""
+    filling = list(itertools.takewhile(lambda s: s.kind == "act" and s.tool in ("type", "select", "check"),
+                                       reversed(request.steps)))
+    if not filling or not filling[0].ok or any((s.args or {}).get("submit") or s.instruction.endswith(" and press Enter")
+                                               for s in filling):
+        return None  # not just filled in, or a text sent with Enter may have sent the form already
+    verb = closing_verb(request.goal)
+    offered = [w for s in shapes if s["properties"]["kind"].get("const") == "act"
+               and s["properties"]["tool"].get("const") == "click" for w in _wordings(s)]
+    named = [w for w in offered if (m := re.match(r"click the (\w+)[^()]* button(?: \([^()]*\))?$", w))
+             and m.group(1).casefold() == verb]
+    if len(named) != 1 or form_left(request) or empty_fields(request, required=True):
+        return None
+    return Step(kind="act", tool="click", instruction=named[0])
+
+
+def answered(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The finish, where the schema offers it and holds each field of the answer to the one value
+    an extraction read for it (_grounded_answer): nothing is left for the planner to say."""
+    finish = next((s for s in shapes if s["properties"]["kind"].get("const") == "finish"), None)
+    props = (finish or {}).get("properties", {}).get("answer", {}).get("properties")
+    found = found_values(request)
+    if not props or any(k not in found or p.get("enum") != [found[k]] for k, p in props.items()):
+        return None
+    return Step(kind="finish", instruction=DONE, answer={k: p["enum"][0] for k, p in props.items()})
