@@ -11,7 +11,10 @@ leaves no choice about them. Its rules, one line each:
 - once the run's last step filled in a form that lacks nothing (form_left, no empty field not marked
   optional), the one button its closing clause's verb names ("... and submit the form": Submit) (sent);
 - where the task asks for no answer, it ends once the run clicked the button its closing clause's verb
-  names ("... and submit the form": Submit) and the page changed, if nothing is left to do (closed).
+  names ("... and submit the form": Submit) and the page changed, if nothing is left to do (closed);
+- where the task asks for no answer, it ends once a click changed the page to one whose first
+  heading says only words of the closing clause, a clause that opens a page ("... then open your
+  account dashboard": "Dashboard") (arrived).
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ from typing import Any
 
 from agentpair.models import Step
 from agentpair.planner.grounding.form_left import REFUSED, TYPED, empty_fields, form_left
-from agentpair.planner.grounding.goal_words import closing_verb
+from agentpair.planner.grounding.goal_words import closing_clause, closing_verb, word_set
 from agentpair.planner.grounding.schema import DONE, acted_with, found_values, grounded_steps, owes_no_answer, refused
 from agentpair.planner.page_view import PageNames
 from agentpair.planner.request import PlanRequest
+
+OPENS = r"(?:open|go to|visit|view|show me|navigate to|take me to)\b"  # a clause that opens a page
 
 
 def forced_steps(request: PlanRequest) -> list[Step]:
@@ -34,15 +39,16 @@ def forced_steps(request: PlanRequest) -> list[Step]:
     refused button click or where it fills the form whole; the one step the schema allows (one act
     with one wording); the refused click once the form holds what it lacked (retried); once every
     field of the answer schema was read, the finish answering with what was read (answered); the
-    finish once the goal's closing click is done (closed); that click once the form it sends lacks
-    nothing (sent)."""
+    finish once the goal's closing click is done (closed) or the page it opens is shown (arrived);
+    that click once the form it sends lacks nothing (sent)."""
     if not request.tools or request.names == PageNames():
         return []
     left = form_left(request)
     if left and _one_way(left, request) and (refused(request) or _fills_whole(left, request)):
         return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
     shapes, _ = grounded_steps(request)
-    if step := retried(request, shapes) or answered(request, shapes) or closed(request, shapes) or sent(request, shapes):
+    if step := (retried(request, shapes) or answered(request, shapes) or closed(request, shapes) or sent(request, shapes)
+                or arrived(request, shapes)):
         return [step]
     if len(shapes) != 1 or shapes[0]["properties"]["kind"].get("const") != "act":
         return []
@@ -125,6 +131,23 @@ def sent(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     if len(named) != 1 or form_left(request) or empty_fields(request, required=True):
         return None
     return Step(kind="act", tool="click", instruction=named[0])
+
+
+def arrived(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The finish, where the schema offers it, the task asks for no answer, the goal's closing clause
+    opens a page ("... then open your account dashboard") and the run's last step, a click, changed
+    the page to one whose first heading (not the site's name) says only words of that clause ("Dashboard")."""
+    last = request.steps[-1] if request.steps else None
+    offered = any(s["properties"]["kind"].get("const") == "finish" for s in shapes)
+    if (not offered or not owes_no_answer(request) or not last or not last.ok or not acted_with(last, "click")
+            or last.instruction in request.unchanged):
+        return None
+    clause = closing_clause(request.goal)
+    heading = next((m.group(1) for m in re.finditer(r'^heading "(.+)"$', request.page, re.M)), "")
+    site = next(iter(request.names.clickable), None)  # a page's first link is its site's name, which heads its home page
+    if not re.match(OPENS, clause, re.I) or not word_set(heading) or heading == site:
+        return None
+    return Step(kind="finish", instruction=DONE, answer=DONE) if word_set(heading) <= word_set(clause) else None
 
 
 def answered(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:

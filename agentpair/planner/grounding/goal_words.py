@@ -21,6 +21,8 @@ ABBREVIATION = re.compile(r"(?<!\w)(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|Ave|
 NUMBER_WORD = re.compile(r"^-?\d+(?:[.,]\d+)?$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 # a date or a time, a time's AM/PM with it ("05/20/2010", "2027-03-04", "9:37 PM", "12:30:15 p.m.")
+SENTENCE_STOP = r"(?<!\b[A-Z])[.!?;](?:\s|$)"  # a sentence's (or clause's) end: not an initial's stop ("K. Le Guin")
+CLAUSE_START = r"(?:^|(?<!\b[A-Z])[.!?;]\s+|\b(?:and|then)\s+)"  # before a clause's first word, its verb ("... and forward it")
 DATE_OR_TIME = re.compile(r"\b\d{1,4}[/:-]\d{1,2}(?:[/-]\d{1,4}|:\d{2})?(?: ?(?:[AaPp][Mm]|[AaPp]\.[Mm]\.)(?!\w)|\b)")
 
 
@@ -222,15 +224,26 @@ def goal_texts(goal: str) -> list[tuple[str, str]]:
     return texts
 
 
-def closing_verb(goal: str) -> str:
-    """The verb (lower case) the goal's last clause opens with: a clause opens the goal or a sentence
-    or follows "and" or "then"; the texts it gives (goal_texts) hold no clause, and a clause that
-    says not to do something ("Do not change any other setting.") is not one to close with."""
+def closing_clause(goal: str) -> str:
+    """The goal's last clause, from its verb to its sentence's end: a clause opens the goal or a
+    sentence (an initial, "K. Le Guin", ends none) or follows "and" or "then"; the texts it gives
+    (goal_texts) hold no clause, and a clause that says not to do something ("Do not change any
+    other setting.") is not one to close with."""
     for _, text in goal_texts(goal):
         goal = goal.replace(text, "")
-    verbs = [m.group(1) for m in re.finditer(r"(?:^|[.!?;]\s+|\b(?:and|then)\s+)(\w+(?:\s+not|n't)?)", goal)
-             if not re.match(r"(?:do|does|did)\s*(?:not|n't)$|never$", m.group(1), re.I)]
-    return verbs[-1].casefold() if verbs else ""
+    starts = [m for m in re.finditer(CLAUSE_START + r"(\w+(?:\s+not|n't)?)", goal)
+              if not re.match(r"(?:do|does|did)\s*(?:not|n't)$|never$", m.group(1), re.I)]
+    if not starts:
+        return ""
+    clause = goal[starts[-1].start(1):]
+    end = re.search(SENTENCE_STOP, clause)
+    return clause[:end.start()] if end else clause
+
+
+def closing_verb(goal: str) -> str:
+    """The verb (lower case) the goal's last clause opens with (closing_clause)."""
+    verb = re.match(r"\w+(?:\s+not|n't)?", closing_clause(goal))
+    return verb.group(0).casefold() if verb else ""
 
 
 def sent_into(goal: str, text: str) -> str:

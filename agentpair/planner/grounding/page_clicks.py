@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urljoin, urlsplit
 
-from agentpair.planner.grounding.goal_words import (WORD, by_number, goal_texts, named_by, quoted_texts, ruled_out_words, said_split, says_name,
+from agentpair.planner.grounding.goal_words import (CLAUSE_START, WORD, by_number, goal_texts, named_by, quoted_texts, ruled_out_words, said_split, says_name,
                                   task_words, word_set)
 from agentpair.planner.request import DoneStep, PlanRequest
 from agentpair.planner.page_view import BOX_ROLES, PageNames
@@ -38,7 +38,6 @@ WHERE = r"\b(?:under|inside|from the|in the)\s+{name}\b|\b{name}\s*(?:>|, then\b
 LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
 TELLING = re.compile(r"( (?:link|button)) \(.*\)$")  # a click's closing "(...)" that tells its element apart (telling)
 QUOTED_CLICK = re.compile(r'\bclick(?:\s+on)?(?:\s+the)?(?:\s+(?:link|button|tab|word|item))?\s+["“]([^"”]+)["”]', re.I)
-CLAUSE_VERB = r"(?:^|[.!?;]\s+|\b(?:and|then)\s+)"  # before a clause's first word, its verb ("... and forward it")
 CLICK_VERBS = {"click", "press", "hit", "tap", "open", "go", "visit", "view", "show"}
 VIEW_ROLES = {"link", "tab"}  # what switches the view: a link, a tab (a section that expands)
 
@@ -340,7 +339,7 @@ def clause_buttons(request: PlanRequest) -> list[str]:
     clicked = done_text(request).casefold()
     return [name for name, roles in request.names.clickable.items() if "button" in roles
             and len(said := re.findall(WORD, name)) == 1 and said[0].casefold() not in CLICK_VERBS
-            and re.search(CLAUSE_VERB + re.escape(said[0]) + r"\b", request.goal, re.I)
+            and re.search(CLAUSE_START + re.escape(said[0]) + r"\b", request.goal, re.I)
             and f"click the {name.casefold()} " not in clicked]
 
 

@@ -208,3 +208,36 @@ def test_once_the_run_filled_a_form_that_lacks_nothing_the_closing_clauses_butto
     # a goal whose closing clause is another verb ("... then open Prices"): no such click
     assert forced_steps(request(goal="Fill in the hire form for skipper Ofelia Brandt, then open Prices.",
                                 snapshot=HIRE_FORM, history=[TYPED_SKIPPER])) == []
+
+
+DASHBOARD = """- link "Acme" [ref=e1]
+- link "Dashboard" [ref=e5]
+- heading "Dashboard" [level=1] [ref=e2]
+- paragraph [ref=e3]: Welcome back, Fima. You have 2 open invoices."""
+OPEN_GOAL = "Sign in as fima.nirita with {{secret:password}}, then open your account dashboard."
+SIGNED_IN = ['[1] act type: type fima.nirita into the Username field {"ref": "e2"} -> ok',
+             '[1] act click: click the Sign in button {"ref": "e4"} -> ok']
+
+
+def test_the_run_ends_once_a_click_opened_the_page_the_goals_closing_clause_opens() -> None:
+    done = Step(kind="finish", instruction="the goal is done", answer="the goal is done")
+    assert forced_steps(request(goal=OPEN_GOAL, snapshot=DASHBOARD, history=SIGNED_IN)) == [done]
+    # a heading the clause does not say, or a click that left the page as it was: the planner looks
+    welcome = DASHBOARD.replace('heading "Dashboard"', 'heading "Your invoices"')
+    assert forced_steps(request(goal=OPEN_GOAL, snapshot=welcome, history=SIGNED_IN)) == []
+    assert forced_steps(request(goal=OPEN_GOAL, snapshot=DASHBOARD, history=SIGNED_IN,
+                                unchanged=["click the Sign in button"])) == []
+    # a goal that asks a question is answered by the planner (or an extraction), not ended here
+    asks = OPEN_GOAL.replace("dashboard.", "dashboard and tell me how many invoices are open.")
+    assert forced_steps(request(goal=asks, snapshot=DASHBOARD, history=SIGNED_IN)) == []
+    # a page headed by the site's name (its first link) says nothing of where the run is
+    home = DASHBOARD.replace('heading "Dashboard"', 'heading "Acme"')
+    assert forced_steps(request(goal=OPEN_GOAL.replace("your account dashboard", "my account at Acme"), snapshot=home,
+                                history=SIGNED_IN)) == []
+    # an initial's stop ends no clause: the closing clause is still the one that opens the page
+    book = 'Search for "left hand" and open the page of The Left Hand of Darkness by Ursula K. Le Guin.'
+    page = ('- link "Riverside Books" [ref=e1]\n- heading "The Left Hand of Darkness" [level=1] [ref=e2]\n'
+            '- paragraph [ref=e3]: by Ursula K. Le Guin')
+    clicked = ['[1] act type: type left hand into the Search field and press Enter {"ref": "e3"} -> ok',
+               '[2] act click: click the The Left Hand of Darkness link {"ref": "e7"} -> ok']
+    assert forced_steps(request(goal=book, snapshot=page, history=clicked)) == [done]
