@@ -64,7 +64,7 @@ def plan(*steps: dict[str, object]) -> dict[str, object]:
     return {"thought": "t", "steps": list(steps)}
 
 
-DONE = plan({"kind": "finish", "instruction": "the goal is done", "answer": "the goal is done"})
+DONE = plan({"kind": "finish", "instruction": "the goal is done", "answer": "done"})
 
 
 def act(tool: str, instruction: str) -> dict[str, object]:

@@ -67,7 +67,7 @@ class Slot:
 class Slots:
     """`n` slots over `llm`'s context (made with n_seq_max > n) and the thread that runs the rounds.
     `decoding`: held around each forward, so that a stock call on sequence 0 can keep the context
-    to itself while it runs. `rounds` and `tokens` count forwards and the tokens they evaluated."""
+    to itself while it runs."""
 
     def __init__(self, llm: Any, n: int) -> None:
         self.llm = llm
@@ -76,8 +76,7 @@ class Slots:
         self.asks: list[Ask] = []
         self.changed = threading.Condition()
         self.decoding = threading.Lock()
-        self.batch = llama_cpp.llama_batch_init(llm.n_batch, 0, 1)
-        self.rounds = self.tokens = 0
+        self.batch = llama_cpp.llama_batch_init(llm.n_batch, 0, 1)  # (n_batch tokens, one sequence id each)
         threading.Thread(target=self._serve, name="planner-slots", daemon=True).start()
 
     @contextlib.contextmanager
@@ -159,7 +158,5 @@ class Slots:
             if (code := llama_cpp.llama_decode(ctx.ctx, batch)) != 0:
                 raise RuntimeError(f"llama_decode returned {code}: the planner's cache is full ({self.llm.n_ctx()} "
                                    "tokens for all slots)")
-        self.rounds += 1
-        self.tokens += n
         for ask, index in wanted:
             ask.logits.append(logits_at(ctx, index, self.llm.n_vocab()))

@@ -43,8 +43,6 @@ What a step may say (_grounded_acts, offered_clicks, field_values.typed_values a
 - an item's action the run took ("like (Clark @dis)") is not taken again (it would undo it);
 - where the goal asks for the greatest (smallest), of the clickables named by numbers only that one.
 - with an answer schema: extract exactly the unread fields, then answer with the values read;
-  where the task asks for no answer (no schema, no question) and the run read nothing, a finish
-  answers "the goal is done";
 - a code step types into a box the goal names (where it names one) and into no box a code step of
   the run wrote already.
 No finish while (still_to_do)
@@ -234,9 +232,7 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     elif fields and "type" in [t.name for t in request.tools]:
         steps.append(_act("type", {"enum": [f"type the code into {field}" for field in fields]}))
     if not unread and not still_to_do(request):
-        answer = _grounded_answer(request, values) if reads else request.output_schema
-        nothing_to_say = reads and owes_no_answer(request) and not request.memory
-        steps.append(finish_shape({"const": DONE} if nothing_to_say else answer))
+        steps.append(finish_shape(_grounded_answer(request, values) if reads else request.output_schema))
     return steps, MAX_PLAN_STEPS
 
 
