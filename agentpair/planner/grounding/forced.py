@@ -26,7 +26,8 @@ from typing import Any
 from agentpair.models import Step
 from agentpair.planner.grounding.form_left import REFUSED, TYPED, empty_fields, form_left
 from agentpair.planner.grounding.goal_words import closing_clause, closing_verb, word_set
-from agentpair.planner.grounding.schema import DONE, acted_with, found_values, grounded_steps, owes_no_answer, refused
+from agentpair.planner.grounding.schema import (DONE, acted_with, first_heading, found_values, grounded_steps, owes_no_answer,
+                                                refused)
 from agentpair.planner.page_view import PageNames
 from agentpair.planner.request import PlanRequest
 
@@ -80,22 +81,28 @@ def _wordings(shape: dict[str, Any]) -> list[str]:
     return [said["const"]] if "const" in said else said.get("enum", [])
 
 
+def _finish_shape(shapes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The finish the schema offers, if it does."""
+    return next((s for s in shapes if s["properties"]["kind"].get("const") == "finish"), None)
+
+
+def _offered_clicks(shapes: list[dict[str, Any]]) -> list[str]:
+    """Every click wording the schema offers."""
+    return [w for s in shapes if s["properties"]["kind"].get("const") == "act"
+            and s["properties"]["tool"].get("const") == "click" for w in _wordings(s)]
+
+
 def retried(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     """The click the loop refused (premature_click) when no click ran and no text was typed with
     Enter since (it may have sent the form already), and the schema offers it again: the planner
     asked for it, and the form now holds what it lacked."""
     for done in reversed(request.steps):
         if acted_with(done, "click") and REFUSED in (done.error or ""):
-            offered = any(s["properties"]["kind"].get("const") == "act" and s["properties"]["tool"].get("const") == "click"
-                          and done.instruction in _wordings(s) for s in shapes)
+            offered = done.instruction in _offered_clicks(shapes)
             return Step(kind="act", tool="click", instruction=done.instruction) if offered else None
         if done.ok and (acted_with(done, "click") or (done.args or {}).get("submit")):
             return None
     return None
-
-
-
-
 
 
 def closed(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
@@ -104,7 +111,7 @@ def closed(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     form": Submit) and changed the page: what the goal asks last is done."""
     last = re.match(r"(click the (.+?) button)(?: \([^()]*\))?$", request.steps[-1].instruction) \
         if request.steps and request.steps[-1].ok and acted_with(request.steps[-1], "click") else None
-    offered = any(s["properties"]["kind"].get("const") == "finish" for s in shapes)
+    offered = _finish_shape(shapes) is not None
     if not offered or not last or not owes_no_answer(request) or last.group(1) in request.unchanged:
         return None
     verb = closing_verb(request.goal)
@@ -124,9 +131,7 @@ def sent(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
                                                for s in filling):
         return None  # not just filled in, or a text sent with Enter may have sent the form already
     verb = closing_verb(request.goal)
-    offered = [w for s in shapes if s["properties"]["kind"].get("const") == "act"
-               and s["properties"]["tool"].get("const") == "click" for w in _wordings(s)]
-    named = [w for w in offered if (m := re.match(r"click the (\w+)[^()]* button(?: \([^()]*\))?$", w))
+    named = [w for w in _offered_clicks(shapes) if (m := re.match(r"click the (\w+)[^()]* button(?: \([^()]*\))?$", w))
              and m.group(1).casefold() == verb]
     if len(named) != 1 or form_left(request) or empty_fields(request, required=True):
         return None
@@ -138,12 +143,12 @@ def arrived(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     opens a page ("... then open your account dashboard") and the run's last step, a click, changed
     the page to one whose first heading (not the site's name) says only words of that clause ("Dashboard")."""
     last = request.steps[-1] if request.steps else None
-    offered = any(s["properties"]["kind"].get("const") == "finish" for s in shapes)
+    offered = _finish_shape(shapes) is not None
     if (not offered or not owes_no_answer(request) or not last or not last.ok or not acted_with(last, "click")
             or last.instruction in request.unchanged):
         return None
     clause = closing_clause(request.goal)
-    heading = next((m.group(1) for m in re.finditer(r'^heading "(.+)"$', request.page, re.M)), "")
+    heading = first_heading(request)
     site = next(iter(request.names.clickable), None)  # a page's first link is its site's name, which heads its home page
     if not re.match(OPENS, clause, re.I) or not word_set(heading) or heading == site:
         return None
@@ -153,8 +158,7 @@ def arrived(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
 def answered(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     """The finish, where the schema offers it and holds each field of the answer to the one value
     an extraction read for it (_grounded_answer): nothing is left for the planner to say."""
-    finish = next((s for s in shapes if s["properties"]["kind"].get("const") == "finish"), None)
-    props = (finish or {}).get("properties", {}).get("answer", {}).get("properties")
+    props = (_finish_shape(shapes) or {}).get("properties", {}).get("answer", {}).get("properties")
     found = found_values(request)
     if not props or any(k not in found or p.get("enum") != [found[k]] for k, p in props.items()):
         return None

@@ -250,11 +250,16 @@ def owes_no_answer(request: PlanRequest) -> bool:
     return not request.output_schema and not READING.search(request.goal)
 
 
+def first_heading(request: PlanRequest) -> str:
+    """The first heading the page view shows ("" where none)."""
+    return next((m.group(1) for m in re.finditer(r'^heading "(.+)"$', request.page, re.M)), "")
+
+
 def _about_the_goal(request: PlanRequest) -> bool:
     """The page is about the thing the goal names: its heading (the first the page view shows) is a
     name of two or more words the goal says, not a link (a site's name heads its home page and
     links there)."""
-    heading = next((m.group(1) for m in re.finditer(r'^heading "(.+)"$', request.page, re.M)), "")
+    heading = first_heading(request)
     return len(word_set(heading)) >= 2 and named_by(request.goal, heading) and heading not in request.names.clickable
 
 
