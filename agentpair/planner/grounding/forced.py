@@ -14,7 +14,12 @@ leaves no choice about them. Its rules, one line each:
   names ("... and submit the form": Submit) and the page changed, if nothing is left to do (closed);
 - where the task asks for no answer, it ends once a click changed the page to one whose first
   heading says only words of the closing clause, a clause that opens a page ("... then open your
-  account dashboard": "Dashboard") (arrived).
+  account dashboard": "Dashboard") (arrived);
+- a run's first step, where the goal (past where it says the site is) opens with a verb that opens a
+  page and the whole name of a link here ("open the Nimbus 14 Pro product page"; the longest such
+  name), is the click on that link (opened);
+- where the schema allows only an extraction into a schema it fixes (the answer's fields unread, on
+  the page the goal asks about), the loop takes it: "extract the <fields> of <the page's heading>" (read).
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from typing import Any
 
 from agentpair.models import Step
 from agentpair.planner.grounding.form_left import REFUSED, TYPED, empty_fields, form_left
-from agentpair.planner.grounding.goal_words import closing_clause, closing_verb, word_set
+from agentpair.planner.grounding.goal_words import closing_clause, closing_verb, task_said, word_set
+from agentpair.planner.grounding.page_clicks import LINK_CLICK, ways_to_name
 from agentpair.planner.grounding.schema import (DONE, acted_with, first_heading, found_values, grounded_steps, owes_no_answer,
                                                 refused)
 from agentpair.planner.page_view import PageNames
@@ -41,7 +47,8 @@ def forced_steps(request: PlanRequest) -> list[Step]:
     with one wording); the refused click once the form holds what it lacked (retried); once every
     field of the answer schema was read, the finish answering with what was read (answered); the
     finish once the goal's closing click is done (closed) or the page it opens is shown (arrived);
-    that click once the form it sends lacks nothing (sent)."""
+    that click once the form it sends lacks nothing (sent); the link the goal opens with (opened); the
+    extraction the schema fixes (read)."""
     if not request.tools or request.names == PageNames():
         return []
     left = form_left(request)
@@ -49,7 +56,7 @@ def forced_steps(request: PlanRequest) -> list[Step]:
         return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
     shapes, _ = grounded_steps(request)
     if step := (retried(request, shapes) or answered(request, shapes) or closed(request, shapes) or sent(request, shapes)
-                or arrived(request, shapes)):
+                or arrived(request, shapes) or opened(request, shapes) or read(request, shapes)):
         return [step]
     if len(shapes) != 1 or shapes[0]["properties"]["kind"].get("const") != "act":
         return []
@@ -163,3 +170,35 @@ def answered(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     if not props or any(k not in found or p.get("enum") != [found[k]] for k, p in props.items()):
         return None
     return Step(kind="finish", instruction=DONE, answer={k: p["enum"][0] for k, p in props.items()})
+
+
+def opened(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The run's first step, where the goal, past where it says the site is (task_said), opens with
+    a verb that opens a page and then the whole name of a link here, not followed by a capitalised
+    word or a number ("open the Nimbus 14 Pro product page": Nimbus 14 Pro, not Nimbus 14; the
+    longest such name), and the schema offers the one click on it."""
+    said = re.match(OPENS + r"\s+(?:the\s+|my\s+|your\s+)?(.+)", task_said(request.goal), re.I | re.S)
+    if request.steps or not said:
+        return None
+    rest = said.group(1)
+    links = [name for name, roles in request.names.clickable.items() if "link" in roles and name.strip()
+             and re.match(re.escape(name) + r"(?!\w)(?!\s+(?-i:[A-Z]|\d))", rest, re.I)]  # not a longer name's start
+    if not links:
+        return None
+    longest = max(links, key=len)
+    clicks = [c for c in _offered_clicks(shapes) if (m := LINK_CLICK.match(c)) and m.group(1) in ways_to_name(longest)]
+    return Step(kind="act", tool="click", instruction=clicks[0]) if len(clicks) == 1 else None
+
+
+def read(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The extraction, where it is the only step the schema allows and the schema fixes what it reads
+    (the answer's fields still unread, on the page the goal asks about): the fields, of what the
+    page's first heading names, the words an executor is told to read by."""
+    only = shapes[0]["properties"] if len(shapes) == 1 else {}
+    schema = only.get("schema", {}).get("const") if only.get("kind", {}).get("const") == "extract" else None
+    heading = first_heading(request)
+    if not isinstance(schema, dict) or not schema.get("properties") or not heading:
+        return None
+    fields = list(schema["properties"])
+    listed = ", ".join(fields[:-1]) + " and " + fields[-1] if len(fields) > 1 else fields[0]
+    return Step(kind="extract", instruction=f"extract the {listed} of {heading}", schema=schema)

@@ -254,12 +254,16 @@ def sent_into(goal: str, text: str) -> str:
     return after.group(1).strip() if after else ""
 
 
-def task_words(goal: str) -> set[str]:
-    """The goal's words (as it writes them) less those of an opening clause that only says where
-    ("In the Orbit admin panel, ...", "On Pebblemart, ...", "Foo: ..."): what to do there."""
+def task_said(goal: str) -> str:
+    """The goal less an opening clause that only says where ("In the Orbit admin panel, ...",
+    "On Pebblemart, ...", "Foo: ..."): what to do there."""
     where = re.match(r"((?:on|at|in|from)\s+(?:the\s+)?)?[^,:;.]{1,40}([,:])\s", goal, re.I)
-    said = goal[where.end():] if where and (where.group(1) or where.group(2) == ":") else goal
-    return set(re.findall(WORD, said))
+    return goal[where.end():] if where and (where.group(1) or where.group(2) == ":") else goal
+
+
+def task_words(goal: str) -> set[str]:
+    """The goal's words (as it writes them) less those of where it says the site is (task_said)."""
+    return set(re.findall(WORD, task_said(goal)))
 
 
 def given_values(goal: str, clickable: set[str]) -> list[str]:

@@ -241,3 +241,32 @@ def test_the_run_ends_once_a_click_opened_the_page_the_goals_closing_clause_open
     clicked = ['[1] act type: type left hand into the Search field and press Enter {"ref": "e3"} -> ok',
                '[2] act click: click the The Left Hand of Darkness link {"ref": "e7"} -> ok']
     assert forced_steps(request(goal=book, snapshot=page, history=clicked)) == [done]
+
+
+SHOP = """- link "Tern" [ref=e1]
+- heading "Kayaks" [level=1] [ref=e2]
+- searchbox "Search" [ref=e3]
+- link "Tern 40" [ref=e4]
+- link "Tern 40 kayak" [ref=e5]
+- link "Tern 50 kayak" [ref=e6]"""
+
+
+def test_a_goal_that_opens_with_a_links_name_has_that_click_as_its_first_step() -> None:
+    opening = request(goal="On the Tern site, open the Tern 40 kayak page and report its price.", snapshot=SHOP)
+    assert forced_steps(opening) == [Step(kind="act", tool="click", instruction="click the Tern 40 kayak link")]  # the longest
+    later = request(goal="On the Tern site, open the Tern 40 kayak page and report its price.", snapshot=SHOP,
+                    history=['[1] act click: click the Kayaks link -> ok'])
+    assert forced_steps(later) == []  # the first step only: the planner chose another way
+    for goal in ("Report the price of the Tern 40 kayak.",  # no verb that opens a page
+                 "Search for kayaks, then open the Tern 40 kayak page.",  # not what the goal opens with
+                 "Open the Tern 60 kayak page."):  # no link of that name
+        assert forced_steps(request(goal=goal, snapshot=SHOP)) == [], goal
+
+
+def test_where_the_schema_fixes_the_only_extraction_the_loop_reads_the_answer_without_the_planner() -> None:
+    ask = request(goal=ASK, snapshot=SHEET, output_schema=ANSWER, history=['[1] act click: click the Tern 40 kayak link -> ok'])
+    assert forced_steps(ask) == [Step(kind="extract", instruction="extract the price_usd and weight_kg of Tern 40 kayak",
+                                      schema=ANSWER)]
+    # the goal asks no answer of a schema: what to read is the planner's to say
+    assert forced_steps(request(goal="Open the Tern 40 kayak page and tell me its price.", snapshot=SHEET,
+                                history=['[1] act click: click the Tern 40 kayak link -> ok'])) == []
