@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from agentpair.models import Plan
-from agentpair.planner.request import Planner, PlannerError, PlanRequest
 from agentpair.planner.client import plan_messages
+from agentpair.planner.grounding.forced import forced_steps
+from agentpair.planner.request import Planner, PlannerError, PlanRequest
 
 HELDOUT_EXAMPLES = 150
 
@@ -45,6 +46,29 @@ def plan_correct(plan: Plan | dict[str, Any], reference: dict[str, Any], values:
     if any(w.get("args") is not None and s.get("args") != w["args"] for s, w in zip(steps, wanted)):
         return False
     return all(_norm(str(value)) in step_text(step) for step, said in zip(steps, values) for value in said)
+
+
+def forced_agree(forced: list[dict[str, Any]], reference: dict[str, Any], values: list[list[str]]) -> bool:
+    """Steps taken without the planner agree with the reference plan when they are its first steps:
+    the same kinds and tools in order, each saying the values the reference step carries; a finish
+    agrees with a finish (what a reference's finish answers in words is made up, not read)."""
+    wanted = reference["steps"][:len(forced)]
+    if len(wanted) < len(forced) or [(s.get("kind"), s.get("tool")) for s in forced] != \
+            [(s["kind"], s.get("tool")) for s in wanted]:
+        return False
+    return all(_norm(str(value)) in step_text(step) for step, said in zip(forced, values)
+               if not (step["kind"] == "finish" and isinstance(step.get("answer"), str)) for value in said)
+
+
+def forced_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The grounding's forced steps (grounding.forced, taken without the planner) on the held-out
+    calls: on how many they fire, on how many of those they agree with the reference (forced_agree)."""
+    fired = agree = 0
+    for row in rows:
+        if steps := forced_steps(PlanRequest.model_validate(row["request"])):
+            fired += 1
+            agree += forced_agree([s.model_dump(by_alias=True) for s in steps], row["reference"], row["values"])
+    return {"forced_fired": fired, "forced_agree": agree}
 
 
 def ensure_heldout(data: Path) -> None:
@@ -132,7 +156,7 @@ def bench_planner(data: Path, limit: int | None = None, lora: Path | bool | None
             await planner.aclose()
         bare = bare_ms_per_token(planner.server.served or default_gguf())
         return {"model": planner.name, "lora": planner.identity()["lora"], "data": str(data), **scores,
-                **cost_breakdown(calls, free, bare)}
+                **cost_breakdown(calls, free, bare), **forced_agreement(rows)}
 
     return asyncio.run(run())
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentpair.bench.planner import evaluate, load, plan_correct
+from agentpair.bench.planner import HELDOUT_EXAMPLES, evaluate, forced_agree, forced_agreement, load, plan_correct
+from agentpair.training.datagen.plans import build
 from agentpair.models import Plan
 from agentpair.planner.request import PlannerError, PlanReply, PlanRequest
 
@@ -129,3 +130,21 @@ def test_the_cost_breakdown_takes_medians_and_compares_with_the_unconstrained_an
     assert round(cost["per_token_vs_bare"], 6) == round(((550 / 50) + (1080 / 100)) / 2 / 8.0, 6)
     assert cost["forwards_p50"] == 25 and cost["guesses_kept_pct"] == 40.0  # (6 + 2) of (10 + 10) guesses kept
     assert cost_breakdown([], [], 8.0)["constrained_overhead_pct"] is None
+
+
+def test_steps_taken_without_the_planner_agree_when_they_begin_the_reference() -> None:
+    typed = [LOGIN["steps"][0]]
+    assert forced_agree(typed, LOGIN, LOGIN_VALUES)  # the first of the reference's steps
+    assert not forced_agree([{**typed[0], "instruction": "type ada into the Username field"}], LOGIN, LOGIN_VALUES)
+    assert not forced_agree([LOGIN["steps"][2]], LOGIN, LOGIN_VALUES)  # a click before the form is filled
+    done = [{"kind": "finish", "instruction": "the goal is done", "answer": "the goal is done"}]
+    assert forced_agree(done, FINISH, [["made-up words"]])  # a finish's words are not read off the page
+    assert not forced_agree(done, CODE, [[], []])  # finished before the code step
+
+
+def test_steps_taken_without_the_planner_agree_with_the_held_out_references(tmp_path: Path) -> None:
+    """On held-out calls (sites and wordings no rule was written against) the forced steps fire
+    and every one of them begins the reference plan."""
+    found = forced_agreement(load(build(tmp_path, {"heldout": HELDOUT_EXAMPLES})["heldout"]))
+    assert found["forced_fired"] >= 15
+    assert found["forced_agree"] == found["forced_fired"]

@@ -11,7 +11,8 @@ leaves no choice about them. Its rules, one line each:
 - once the run's last step filled in a form that lacks nothing (form_left, no empty field not marked
   optional), the one button its closing clause's verb names ("... and submit the form": Submit) (sent);
 - where the task asks for no answer, it ends once the run clicked the button its closing clause's verb
-  names ("... and submit the form": Submit) and the page changed, if nothing is left to do (closed);
+  names ("... and submit the form": Submit) after filling something in, and the page changed, if
+  nothing is left to do (closed);
 - where the task asks for no answer, it ends once a click changed the page to one whose first
   heading says only words of the closing clause, a clause that opens a page ("... then open your
   account dashboard": "Dashboard") (arrived);
@@ -37,6 +38,7 @@ from agentpair.planner.grounding.schema import (DONE, acted_with, first_heading,
 from agentpair.planner.page_view import PageNames
 from agentpair.planner.request import PlanRequest
 
+FILLS = ("type", "select", "check")  # the tools that fill in a form
 OPENS = r"(?:open|go to|visit|view|show me|navigate to|take me to)\b"  # a clause that opens a page
 
 
@@ -115,12 +117,15 @@ def retried(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
 def closed(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     """The finish, where the schema offers it, the task asks for no answer, and the run's last step
     clicked the button whose first word is the verb of the goal's closing clause ("... and submit the
-    form": Submit) and changed the page: what the goal asks last is done."""
+    form": Submit) and changed the page, and the run filled something in before (typed, selected,
+    checked, wrote code) for it to send: what the goal asks last is done."""
     last = re.match(r"(click the (.+?) button)(?: \([^()]*\))?$", request.steps[-1].instruction) \
         if request.steps and request.steps[-1].ok and acted_with(request.steps[-1], "click") else None
     offered = _finish_shape(shapes) is not None
     if not offered or not last or not owes_no_answer(request) or last.group(1) in request.unchanged:
         return None
+    if not any(s.ok and (s.kind == "code" or s.tool in FILLS) for s in request.steps):
+        return None  # nothing was filled in for it to send: a button that opens the form ("Create a queue")
     verb = closing_verb(request.goal)
     first = re.findall(r"\w+", last.group(2))
     return Step(kind="finish", instruction=DONE, answer=f"done: {last.group(1)}") \
@@ -132,7 +137,7 @@ def sent(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     closing clause ("... and submit the registration": Submit registration), where the run's last
     steps filled in this form (typed, none with Enter, selected, checked) and the form lacks
     nothing: nothing the goal gives (form_left), no empty field not marked optional."""
-    filling = list(itertools.takewhile(lambda s: s.kind == "act" and s.tool in ("type", "select", "check"),
+    filling = list(itertools.takewhile(lambda s: s.kind == "act" and s.tool in FILLS,
                                        reversed(request.steps)))
     if not filling or not filling[0].ok or any((s.args or {}).get("submit") or s.instruction.endswith(" and press Enter")
                                                for s in filling):

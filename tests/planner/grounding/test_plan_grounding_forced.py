@@ -99,6 +99,10 @@ def test_the_run_ends_once_the_button_of_the_goals_closing_clause_changed_the_pa
     # a goal that asks for an answer ends with the planner's (or the extraction's) answer, not here
     asks = "Submit the hire form and tell me the booking number."
     assert forced_steps(request(goal=asks, snapshot=RECEIPT, history=clicked)) == []
+    # a button named like the closing clause that opened the form, nothing filled in yet
+    opened_form = ['[1] act click: click the Submit a hire button {"ref": "e3"} -> ok']
+    template = '- heading "Submit a hire" [level=1] [ref=e1]\n- textbox "Hire config" [ref=e2]\n- button "Submit" [ref=e3]'
+    assert all(s.kind != "finish" for s in forced_steps(request(goal=SUBMIT, snapshot=template, history=opened_form)))
 
 
 def test_the_closing_clause_is_the_last_one_that_does_something() -> None:
