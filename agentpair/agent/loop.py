@@ -247,6 +247,7 @@ class Agent:
         return observation
 
     async def _plan(self, rec: RunRecorder, run: RunState, observation: Observation, toolbox: Toolbox) -> PlanReply:
+        run.planned_on.add(page_state(observation))
         if self.single_model:
             request = single_model_request(run.task, observation, run.memory, run.records, list(toolbox),
                                            run.unchanged_on(observation))
@@ -312,8 +313,8 @@ class Agent:
                     run.left_as_it_was(observation, step.instruction)
                 if not record.ok or changed or run.steps_done() >= run.task.max_steps:
                     before, observation = observation, await self._observe(rec, run.task)
-                    if changed and record.ok and page_state(observation) == page_state(before):
-                        run.left_as_it_was(before, step.instruction)
+                    if changed or not record.ok:
+                        run.moved(before, observation, step.instruction)
                     if not record.ok or run.steps_done() >= run.task.max_steps:
                         return observation
                     pending, acted = pending[done:], False

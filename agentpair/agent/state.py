@@ -1,5 +1,5 @@
-"""The mutable state of one agent run: its memory, records, and the steps that changed nothing
-where (what the grounded schema offers no more)."""
+"""The mutable state of one agent run: its memory, records, and the steps that changed nothing,
+failed, or led back to a page it had planned on, where (what the grounded schema offers no more)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ class RunState:
         self.iteration = 0
         self.answer: Any = None
         self.unchanged: dict[str, list[str]] = {}  # page_state -> act steps that left that page as it was
+        self.planned_on: set[str] = set()  # the page states the run planned on
         self.inert: dict[str, Counter[str]] = {}  # URL (no fragment) -> how often each step left it as it was
         self.finished = False
         self.stop_reason = ""
@@ -33,6 +34,13 @@ class RunState:
     def left_as_it_was(self, observation: Observation, instruction: str) -> None:
         self.unchanged.setdefault(page_state(observation), []).append(instruction)
         self.inert.setdefault(observation.url.split("#")[0], Counter())[instruction] += 1
+
+    def moved(self, before: Observation, after: Observation, instruction: str) -> None:
+        """A step that changed the page or failed: where it left the page as it was (a go back with
+        nowhere to go), or led back to a page the run planned on before (a menu toggled shut), it is
+        not offered again where it was taken, so that the run does not go round."""
+        if (state := page_state(after)) == page_state(before) or state in self.planned_on:
+            self.left_as_it_was(before, instruction)
 
     def unchanged_on(self, observation: Observation) -> list[str]:
         """The steps not to offer again here: those that left this very page state as it was, and

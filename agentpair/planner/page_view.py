@@ -174,15 +174,23 @@ def page_names(snapshot: str, non_submit: Iterable[str] = ()) -> PageNames:
 
 
 def _lists(nodes: list[Element]) -> list[list[str]]:
-    """Each run of three or more clickable siblings of one role (a list's items), by their names."""
+    """Each run of three or more clickable siblings of one role (a list's items), by their names; a
+    sibling that holds one clickable child and no other (a list item holding its link or menu item)
+    counts as that child."""
     found = []
     for node in nodes:
-        roles = [c.role for c in node.children if c.role in INTERACTIVE - NOT_CLICKED - BOX_ROLES and c.name]
+        items = [c if _clickable(c) else only[0] for c in node.children
+                 if _clickable(c) or len(only := [g for g in c.children if _clickable(g)]) == 1 == len(c.children)]
+        roles = [c.role for c in items]
         for role in dict.fromkeys(roles):
             if roles.count(role) >= 3:
-                found.append([c.name for c in node.children if c.role == role and c.name])
+                found.append([c.name for c in items if c.role == role])
         found += _lists(node.children)
     return found
+
+
+def _clickable(node: Element) -> bool:
+    return node.role in INTERACTIVE - NOT_CLICKED - BOX_ROLES and bool(node.name)
 
 
 def page_state(observation: Any) -> str:

@@ -241,6 +241,23 @@ def test_a_step_that_left_a_url_as_it_was_twice_is_not_offered_there_again() -> 
     assert run.unchanged_on(Observation(url="http://shop/index.html", snapshot="")) == ["click the Save for later button"]
 
 
+def test_a_step_that_led_back_to_a_page_planned_on_is_not_offered_again_where_it_was_taken() -> None:
+    from agentpair.agent.state import RunState
+    from agentpair.models import Task
+    from agentpair.planner.page_view import page_state
+    from agentpair.tools.base import Observation
+
+    run = RunState(Task(goal="open Prev in the menu"))
+    shut = Observation(url="http://app/", snapshot='- button "Menu" [ref=e1]')
+    shown = Observation(url="http://app/", snapshot='- button "Menu" [ref=e1]\n- menuitem "Playback" [ref=e2]')
+    run.planned_on.add(page_state(shut))
+    run.moved(shut, shown, "click the Menu button")  # it opened the menu: a step forward
+    assert run.unchanged_on(shut) == [] and run.unchanged_on(shown) == []
+    run.planned_on.add(page_state(shown))
+    run.moved(shown, shut, "click the Menu button")  # it shut the menu again: round in a circle
+    assert run.unchanged_on(shown) == ["click the Menu button"] and run.unchanged_on(shut) == []
+
+
 async def test_under_a_grounded_schema_a_field_takes_the_first_text_a_plan_types_into_it(tmp_path: Path) -> None:
     plans = [{"steps": [{"kind": "act", "tool": "type", "instruction": "type Ada into the Name field"},
                         {"kind": "act", "tool": "type", "instruction": "type the name into the Name field"},

@@ -20,7 +20,9 @@ leaves no choice about them. Its rules, one line each:
   page and the whole name of a link here ("open the Nimbus 14 Pro product page"; the longest such
   name), is the click on that link (opened);
 - where the schema allows only an extraction into a schema it fixes (the answer's fields unread, on
-  the page the goal asks about), the loop takes it: "extract the <fields> of <the page's heading>" (read).
+  the page the goal asks about), the loop takes it: "extract the <fields> of <the page's heading>" (read);
+- where the page leaves nothing to type, select, check or write, the one click offered on a thing the
+  goal quotes to click ('click on the "Mute" button': Mute @leo), if the run clicked none of them (quoted).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any
 from agentpair.models import Step
 from agentpair.planner.grounding.form_left import REFUSED, TYPED, empty_fields, form_left
 from agentpair.planner.grounding.goal_words import closing_clause, closing_verb, task_said, word_set
-from agentpair.planner.grounding.page_clicks import LINK_CLICK, ways_to_name
+from agentpair.planner.grounding.page_clicks import LINK_CLICK, QUOTED_CLICK, clicks_on, done_text, says, ways_to_name
 from agentpair.planner.grounding.schema import (DONE, acted_with, first_heading, found_values, grounded_steps, owes_no_answer,
                                                 refused)
 from agentpair.planner.page_view import PageNames
@@ -50,7 +52,7 @@ def forced_steps(request: PlanRequest) -> list[Step]:
     field of the answer schema was read, the finish answering with what was read (answered); the
     finish once the goal's closing click is done (closed) or the page it opens is shown (arrived);
     that click once the form it sends lacks nothing (sent); the link the goal opens with (opened); the
-    extraction the schema fixes (read)."""
+    extraction the schema fixes (read); the click on what the goal quotes (quoted)."""
     if not request.tools or request.names == PageNames():
         return []
     left = form_left(request)
@@ -58,7 +60,8 @@ def forced_steps(request: PlanRequest) -> list[Step]:
         return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
     shapes, _ = grounded_steps(request)
     if step := (retried(request, shapes) or answered(request, shapes) or closed(request, shapes) or sent(request, shapes)
-                or arrived(request, shapes) or opened(request, shapes) or read(request, shapes)):
+                or arrived(request, shapes) or opened(request, shapes) or read(request, shapes)
+                or quoted(request, shapes)):
         return [step]
     if len(shapes) != 1 or shapes[0]["properties"]["kind"].get("const") != "act":
         return []
@@ -207,3 +210,18 @@ def read(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     fields = list(schema["properties"])
     listed = ", ".join(fields[:-1]) + " and " + fields[-1] if len(fields) > 1 else fields[0]
     return Step(kind="extract", instruction=f"extract the {listed} of {heading}", schema=schema)
+
+
+def quoted(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
+    """The one click the schema offers on a thing the goal quotes to click ('click on the "Mute"
+    button': Mute @leo), where it offers nothing to type, select, check or write (a form may come
+    first) and the run has clicked none of the things so quoted."""
+    said = [m.group(1) for m in QUOTED_CLICK.finditer(request.goal)]
+    names = [name for name in request.names.clickable if any(says(name, q) for q in said)]
+    clicked = done_text(request).casefold()
+    if not names or any(f"click the {name.casefold()} " in clicked for name in names) or any(
+            s["properties"]["kind"].get("const") == "code" or s["properties"].get("tool", {}).get("const") in FILLS
+            for s in shapes):
+        return None
+    clicks = [c for c in _offered_clicks(shapes) if clicks_on(c, names)]
+    return Step(kind="act", tool="click", instruction=clicks[0]) if len(clicks) == 1 else None

@@ -274,3 +274,24 @@ def test_where_the_schema_fixes_the_only_extraction_the_loop_reads_the_answer_wi
     # the goal asks no answer of a schema: what to read is the planner's to say
     assert forced_steps(request(goal="Open the Tern 40 kayak page and tell me its price.", snapshot=SHEET,
                                 history=['[1] act click: click the Tern 40 kayak link -> ok'])) == []
+
+
+POSTS = """- text: Ofelia @tern
+- button "more" [ref=e1]
+- button "Mute @tern" [ref=e2]
+- button "Block @tern" [ref=e3]
+- text: Kim @kestrel
+- button "more" [ref=e4]"""
+WORDS = """- checkbox "canoe" [ref=e1]
+- checkbox "kayak" [ref=e2]
+- button "Submit" [ref=e3]"""
+
+
+def test_the_one_click_on_what_the_goal_quotes_is_taken_where_nothing_is_to_fill_first() -> None:
+    mute = 'For the user @tern, click on the "Mute" button.'
+    assert forced_steps(request(goal=mute, snapshot=POSTS)) == [
+        Step(kind="act", tool="click", instruction="click the Mute @tern button")]
+    done = ['[1] act click: click the Mute @tern button {"ref": "e2"} -> ok']
+    assert forced_steps(request(goal=mute, snapshot=POSTS, history=done)) == []  # clicked once: the planner's turn
+    # boxes to check first: the quoted button comes after them
+    assert forced_steps(request(goal='Tick canoe, then click "Submit".', snapshot=WORDS))[0].tool == "check"
