@@ -22,7 +22,9 @@ leaves no choice about them. Its rules, one line each:
 - where the schema allows only an extraction into a schema it fixes (the answer's fields unread, on
   the page the goal asks about), the loop takes it: "extract the <fields> of <the page's heading>" (read);
 - where the page leaves nothing to type, select, check or write, the one click offered on a thing the
-  goal quotes to click ('click on the "Mute" button': Mute @leo), if the run clicked none of them (quoted).
+  goal quotes to click ('click on the "Mute" button': Mute @leo), if the run clicked none of them (quoted);
+- where a dialog has disabled the page's fields (a field shown [disabled]), its button that dismisses
+  it (Cancel, Close, Dismiss, No, Not now, No thanks), if the goal does not name that button (dismissed).
 """
 
 from __future__ import annotations
@@ -32,15 +34,17 @@ import re
 from typing import Any
 
 from agentpair.models import Step
-from agentpair.planner.grounding.form_left import REFUSED, TYPED, empty_fields, form_left
-from agentpair.planner.grounding.goal_words import closing_clause, closing_verb, task_said, word_set
-from agentpair.planner.grounding.page_clicks import LINK_CLICK, QUOTED_CLICK, clicks_on, done_text, says, ways_to_name
+from agentpair.planner.grounding.form_left import DISMISS, REFUSED, TYPED, empty_fields, form_left
+from agentpair.planner.grounding.goal_words import closing_clause, closing_verb, named_by, task_said, word_set
+from agentpair.planner.grounding.page_clicks import (LINK_CLICK, QUOTED_CLICK, clicks_on, done_text, says, telling,
+                                                     ways_to_name)
 from agentpair.planner.grounding.schema import (DONE, acted_with, first_heading, found_values, grounded_steps, owes_no_answer,
                                                 refused)
 from agentpair.planner.page_view import PageNames
 from agentpair.planner.request import PlanRequest
 
 FILLS = ("type", "select", "check")  # the tools that fill in a form
+DISABLED_FIELD = re.compile(r'^(?:textbox|searchbox|combobox|spinbutton|checkbox|radio) ".*" \[disabled\]', re.M)
 OPENS = r"(?:open|go to|visit|view|show me|navigate to|take me to)\b"  # a clause that opens a page
 
 
@@ -52,14 +56,15 @@ def forced_steps(request: PlanRequest) -> list[Step]:
     field of the answer schema was read, the finish answering with what was read (answered); the
     finish once the goal's closing click is done (closed) or the page it opens is shown (arrived);
     that click once the form it sends lacks nothing (sent); the link the goal opens with (opened); the
-    extraction the schema fixes (read); the click on what the goal quotes (quoted)."""
+    extraction the schema fixes (read); the click on what the goal quotes (quoted); the way out of a
+    dialog that disabled the page's fields (dismissed)."""
     if not request.tools or request.names == PageNames():
         return []
     left = form_left(request)
     if left and _one_way(left, request) and (refused(request) or _fills_whole(left, request)):
         return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
     shapes, _ = grounded_steps(request)
-    if step := (retried(request, shapes) or answered(request, shapes) or closed(request, shapes) or sent(request, shapes)
+    if step := (dismissed(request) or retried(request, shapes) or answered(request, shapes) or closed(request, shapes) or sent(request, shapes)
                 or arrived(request, shapes) or opened(request, shapes) or read(request, shapes)
                 or quoted(request, shapes)):
         return [step]
@@ -225,3 +230,15 @@ def quoted(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
         return None
     clicks = [c for c in _offered_clicks(shapes) if clicks_on(c, names)]
     return Step(kind="act", tool="click", instruction=clicks[0]) if len(clicks) == 1 else None
+
+
+def dismissed(request: PlanRequest) -> Step | None:
+    """The click on a dialog's button that dismisses it (Cancel, Close, ...), where the dialog has
+    disabled the page's fields (the page view shows one [disabled]: "Your session is going to
+    time out soon" over a sign-in form) and the goal does not name the button."""
+    if not DISABLED_FIELD.search(request.page):
+        return None
+    ways_out = [f"click the {ways_to_name(name)[0]} button{told}" for name, roles in request.names.clickable.items()
+                if "button" in roles and re.fullmatch(DISMISS, name.strip(), re.I) and not named_by(request.goal, name)
+                for told in telling(request.names, name)]  # (a side effect the grounded clicks leave out)
+    return Step(kind="act", tool="click", instruction=ways_out[0]) if len(ways_out) == 1 else None

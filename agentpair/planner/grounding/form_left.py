@@ -8,11 +8,14 @@ from __future__ import annotations
 import re
 
 from agentpair.planner.grounding.goal_words import (SENTENCE_END, given_emails, given_values, goal_texts, holds_other, labelled_values, listed_before, loose,
-                                  named_by, named_options, ruled_out_words, sent_into, value_runs, word_set)
+                                  named_by, named_options, quote_label, ruled_out_words, says_name, sent_into, value_runs,
+                                  word_set)
 from agentpair.planner.grounding.page_clicks import LINK_CLICK, done_text, page_shown, typed_unsent, ways_to_name, writable
 from agentpair.planner.request import PlanRequest
 
 # a type step: the value (which may itself say "into the"), the field
+DISMISS = r"(?:cancel|close|dismiss|no|not now|no thanks|×)"  # the name of a dialog's way out
+DISMISSING = re.compile(rf"click the {DISMISS} button$", re.I)
 TYPED = re.compile(r"type (.+) into the (.+?) (?:field|box)(?: and press Enter)?$")
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 UNSENT = "the form holds text typed into it that no button has sent yet: a link would leave it unsent"
@@ -65,6 +68,18 @@ def typed_fields(request: PlanRequest, ok: bool) -> dict[str, str]:
             and (m := TYPED.match(s.instruction))}
 
 
+def kept_typing(request: PlanRequest) -> set[str]:
+    """The fields (lower case) the run typed into that keep it: all, but those shown empty now that
+    were typed before the run dismissed a dialog (a dialog that reset the form undid the typing)."""
+    empty, kept = set(empty_fields(request)), set()
+    for at, s in enumerate(request.steps):
+        if s.ok and s.kind == "act" and s.tool == "type" and (m := TYPED.match(s.instruction)):
+            dismissed = any(later.ok and DISMISSING.match(later.instruction) for later in request.steps[at + 1:])
+            if not (dismissed and m.group(2) in empty):
+                kept.add(m.group(2).casefold())
+    return kept
+
+
 def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     """What the goal gives for this page's form that the form does not hold yet, as the (tool,
     instruction) steps that put it there: a box it names ("Agree to the house rules", "cup size
@@ -92,7 +107,7 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         named = named_options(request.goal, options)
         if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):
             left.append(("select", f"select {named[0]} in the {said[0]} dropdown"))
-    typed = {field.casefold() for field in typed_fields(request, ok=True)}
+    typed = kept_typing(request)
     listed = listed_values(request)
     for field, value in listed.items():
         said = ways_to_name(field)
@@ -110,8 +125,11 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     if not any(tool == "type" for tool, _ in left):
         left += _number_to_set(request) or _from_table(request)
     if not any(tool == "type" for tool, _ in left):
-        left += [("type", f"type {value} into the {field} field") for value in _untyped(request)
-                 for field in empty_fields(request)]
+        empty = empty_fields(request)
+        for value in _untyped(request):  # into the field a word of whose name the goal quotes it after, else any
+            label = quote_label(request.goal, value)
+            left += [("type", f"type {value} into the {field} field")
+                     for field in [f for f in empty if label and says_name(label, f)] or empty]
     return list(dict.fromkeys(left))  # a value found two ways is one step
 
 
@@ -176,19 +194,23 @@ def _number_to_set(request: PlanRequest) -> list[tuple[str, str]]:
 
 
 def _untyped(request: PlanRequest) -> list[str]:
-    """The values the goal gives (given_values) that no step typed and the page does not show (a line
-    that repeats the goal aside), while the page has an empty field."""
-    done = done_text(request)
+    """The values the goal gives (given_values) that no step typed into a field that kept it
+    (kept_typing) and the page does not show (a line that repeats the goal aside), while the page
+    has an empty field."""
+    kept = kept_typing(request)
+    typed = {value for field, value in typed_fields(request, ok=True).items() if field.casefold() in kept}
     shown = page_shown(request)
     values = given_values(request.goal, set(request.names.clickable)) if empty_fields(request) else []
-    return [v for v in values if f"type {v}" not in done and v not in shown and writable(v)]
+    return [v for v in values if v not in typed and v not in shown and writable(v)]
 
 
 def empty_fields(request: PlanRequest, required: bool = False) -> list[str]:
-    """The page's text fields that show no value and no step failed to type into, as a step says
-    them; `required`: only those whose name does not say they are optional."""
+    """The page's text fields that show no value and no step failed to type into (but while it was
+    disabled: a field of the page is enabled), as a step says them; `required`: only those whose
+    name does not say they are optional."""
     filled = set(shown_values(request))
-    failed = set(typed_fields(request, ok=False))
+    failed = {m.group(2) for s in request.steps if not s.ok and s.kind == "act" and s.tool == "type"
+              and (m := TYPED.match(s.instruction)) and " is disabled" not in (s.error or "")}  # (enabled now)
     return [said[0] for name in request.names.fields if name not in filled and not (required and OPTIONAL.search(name))
             and (said := ways_to_name(name)) and not failed & set(said)]
 

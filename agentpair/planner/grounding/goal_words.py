@@ -113,6 +113,12 @@ def listed_before(goal: str, field: str, count: int) -> list[str]:
     return listed
 
 
+def quote_label(goal: str, text: str) -> str:
+    """The word right before where the goal quotes `text` ('the password "US"': password), if any."""
+    said = re.search(r'(\w+)\s+["“]' + re.escape(text) + r'["”]', goal)
+    return said.group(1) if said else ""
+
+
 def _unquoted(goal: str) -> str:
     return re.sub(r'"[^"]*"|“[^”]*”', '""', goal)
 

@@ -295,3 +295,19 @@ def test_the_one_click_on_what_the_goal_quotes_is_taken_where_nothing_is_to_fill
     assert forced_steps(request(goal=mute, snapshot=POSTS, history=done)) == []  # clicked once: the planner's turn
     # boxes to check first: the quoted button comes after them
     assert forced_steps(request(goal='Tick canoe, then click "Submit".', snapshot=WORDS))[0].tool == "check"
+
+
+DIALOG = """- textbox "Username" [disabled] [ref=e1]
+- button "Sign in" [disabled] [ref=e2]
+- paragraph [ref=e3]: Your session is going to time out soon. Leave?
+- button "OK" [ref=e4]
+- button "Cancel" [ref=e5]"""
+
+
+def test_a_dialog_that_disabled_the_form_is_dismissed() -> None:
+    goal = 'Enter the username "fima" and press Sign in.'
+    assert forced_steps(request(goal=goal, snapshot=DIALOG)) == [Step(kind="act", tool="click", instruction="click the Cancel button")]
+    # not where the form is enabled (its Cancel is the form's own), nor a button the goal names
+    assert forced_steps(request(goal=goal, snapshot=DIALOG.replace(" [disabled]", ""))) != [
+        Step(kind="act", tool="click", instruction="click the Cancel button")]
+    assert forced_steps(request(goal="Press Cancel to leave.", snapshot=DIALOG)) == []

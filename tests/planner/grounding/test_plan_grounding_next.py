@@ -242,11 +242,18 @@ def test_a_code_the_goal_gives_after_a_fields_name_goes_there_only() -> None:
     gift = grounded_plan_schema(request(goal=goal, snapshot=address + '\n- textbox "Gift message (optional)" [ref=e5]'))
     assert not valid(gift, plan(act("type", "type 2 m into the Gift message (optional) field")))  # given nothing
     named = ['[1] act type: type Mira Okafor into the Full name field {"ref": "e1", "text": "Mira Okafor"} -> ok']
-    assert premature_click(request(goal=goal, snapshot=address + '\n- button "Place order" [ref=e6]', history=named),
+    typed = address.replace('"Full name" [ref=e1]', '"Full name" [ref=e1]: Mira Okafor') + '\n- button "Place order" [ref=e6]'
+    assert premature_click(request(goal=goal, snapshot=typed, history=named),
                            "click the Place order button") == ("the form does not yet hold what the goal gives: "
                                                                "type 4 Harbour Row into the Street address field; "
                                                                "type Leith into the City field; "
                                                                "type EH6 7LT into the Postcode field")
+    # a dialog the run dismissed emptied the name again: the typing did not keep
+    reset = address + '\n- button "Place order" [ref=e6]'
+    dismissed = [*named, '[2] act click: click the Close button {"ref": "e9"} -> ok']
+    assert "type Mira Okafor into the Full name field" in premature_click(request(goal=goal, snapshot=reset, history=dismissed),
+                                                                          "click the Place order button")
+    assert "Mira Okafor" not in premature_click(request(goal=goal, snapshot=reset, history=named), "click the Place order button")
 
 
 def test_a_field_keeps_the_text_the_run_typed_into_it() -> None:
