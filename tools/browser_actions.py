@@ -35,7 +35,8 @@ FIELD_INFO_JS = """e => ({password: (e.type || '').toLowerCase() === 'password',
   kind: e.tagName === 'INPUT' ? (e.type || 'text') : '',
   label: e.getAttribute('aria-label') || (e.labels && e.labels[0] ? e.labels[0].innerText.trim() : '')
     || e.placeholder || e.name || e.id || e.tagName.toLowerCase()})"""
-OPTIONS_JS = "e => e.tagName === 'SELECT' ? Array.from(e.options, o => [o.value, o.label.trim()]) : null"
+OPTIONS_JS = ("e => e.tagName === 'SELECT' ? {multiple: e.multiple, options: Array.from(e.options, o => [o.value, "
+              "o.label.trim()]), chosen: Array.from(e.selectedOptions, o => o.value)} : null")
 VALUE_JS = "e => ('value' in e && e.tagName !== 'BUTTON') ? String(e.value) : e.innerText"
 SCROLL_JS = {
     "down": "window.scrollBy(0, window.innerHeight * 0.8)",
@@ -159,17 +160,19 @@ async def type_text(browser: Browser, ref: str, text: str, submit: bool = False)
 
 
 async def select(browser: Browser, ref: str, option: str) -> ToolResult:
+    """Choose the option; in a list that takes several (a multiple select), add it to those chosen,
+    as a ctrl-click would."""
     async def act() -> str:
         locator = await browser.locate(ref)
-        options = await locator.evaluate(OPTIONS_JS)
-        if options is None:
+        box = await locator.evaluate(OPTIONS_JS)
+        if box is None:
             raise BrowserError(f"{ref} is not a select box; click it and then click the option instead")
         wanted = option.strip().casefold()
-        matches = [v for v, label in options if wanted in (label.casefold(), v.casefold())]
+        matches = [v for v, label in box["options"] if wanted in (label.casefold(), v.casefold())]
         if not matches:
-            labels = ", ".join(repr(label) for _, label in options)
+            labels = ", ".join(repr(label) for _, label in box["options"])
             raise BrowserError(f"{ref} has no option {option!r}; its options are {labels}")
-        await locator.select_option(value=matches[0])
+        await locator.select_option(value=list(dict.fromkeys([*box["chosen"], matches[0]])) if box["multiple"] else matches[0])
         return f"selected {option!r} in {ref}"
 
     return await browser.run_action("select", act)

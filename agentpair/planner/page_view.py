@@ -125,6 +125,8 @@ class PageNames(BaseModel):
     boxes: list[str] = Field(default_factory=list, description="checkboxes, radio buttons, switches")
     checked: list[str] = Field(default_factory=list, description="the boxes that are on")
     chosen: dict[str, str] = Field(default_factory=dict, description="a select's name -> the option it shows")
+    list_chosen: dict[str, list[str]] = Field(default_factory=dict, description="a list box's name (a select shown "
+                                              "as a list, which may take several) -> the options chosen in it")
     told_apart: dict[str, list[str]] = Field(default_factory=dict, description="a name several clickable "
                                              "elements share -> what tells each apart (agentpair.tools.snapshot.told_apart)")
     told_items: dict[str, list[str]] = Field(default_factory=dict, description="the same, all that each one's "
@@ -157,6 +159,8 @@ def page_names(snapshot: str, non_submit: Iterable[str] = ()) -> PageNames:
             names.dropdowns.setdefault(node.name, options)
             shown = [o.name for o in node.children if o.role == "option" and "[selected]" in o.attrs]
             names.chosen.setdefault(node.name, (shown or options)[0])
+            if node.role == "listbox":
+                names.list_chosen.setdefault(node.name, shown)
         elif node.role in FIELD_ROLES or node.role == "combobox":
             names.fields.append(node.name)
         if node.role in BOX_ROLES:

@@ -67,6 +67,16 @@ async def test_type_with_submit_select_check_radio(home: Browser) -> None:
     assert not await page.is_checked("#news")
 
 
+async def test_select_in_a_list_that_takes_several_adds_to_those_chosen(home: Browser) -> None:
+    await home.page.evaluate("""() => document.body.insertAdjacentHTML('beforeend', '<label>Crew <select id="crew" multiple>'
+        + '<option>Ada</option><option>Bo</option><option>Cy</option></select></label>')""")
+    for name in ("Cy", "Ada"):
+        assert (await call(home, "select", ref=await ref(home, "listbox", "Crew"), option=name)).ok
+    assert await home.page.eval_on_selector("#crew", "e => Array.from(e.selectedOptions, o => o.value)") == ["Ada", "Cy"]
+    assert (await call(home, "select", ref=await ref(home, "combobox", "Plan"), option="Free")).ok  # one takes one
+    assert await home.page.input_value("#plan") == "free"
+
+
 async def test_the_executor_is_offered_only_elements_a_tool_can_act_on(home: Browser) -> None:
     obs = await home.observe()
     roles = ref_roles(obs.snapshot)

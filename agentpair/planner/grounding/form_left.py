@@ -85,7 +85,7 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     instruction) steps that put it there: a box it names ("Agree to the house rules", "cup size
     M") that is off, a box that is on naming what it says no to ("do not send me the digest": the
     last word of the clause), a dropdown one option of which it names ("spicy dishes") showing
-    another, a value it lists for an address form field ("..., Leeds, postcode LS2 7EW": _listed),
+    another, each option it names of a list box (which may take several) not chosen in it, a value it lists for an address form field ("..., Leeds, postcode LS2 7EW": _listed),
     a value it labels with a word of an empty field's name ("year 1998", "directed by Bowen": labelled_values)
     or a text it gives for a field it names ("this reply: ...") never typed, the e-mail address it gives for
     an empty field that says "mail", else a value it gives
@@ -104,8 +104,10 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     left += [("check", f"uncheck the {said[0]} box") for box in names.checked if box in names.boxes
              and refused & word_set(box) and (said := ways_to_name(box))]
     for name, options in names.dropdowns.items():
-        named = named_options(request.goal, options)
-        if len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and (said := ways_to_name(name)):
+        named, said = named_options(request.goal, options), ways_to_name(name)
+        if name in names.list_chosen and said and len(named) < len(options):  # a list box: each option named
+            left += [("select", f"select {o} in the {said[0]} dropdown") for o in named if o not in names.list_chosen[name]]
+        elif len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and said:
             left.append(("select", f"select {named[0]} in the {said[0]} dropdown"))
     typed = kept_typing(request)
     listed = listed_values(request)

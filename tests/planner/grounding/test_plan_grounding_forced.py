@@ -311,3 +311,21 @@ def test_a_dialog_that_disabled_the_form_is_dismissed() -> None:
     assert forced_steps(request(goal=goal, snapshot=DIALOG.replace(" [disabled]", ""))) != [
         Step(kind="act", tool="click", instruction="click the Cancel button")]
     assert forced_steps(request(goal="Press Cancel to leave.", snapshot=DIALOG)) == []
+
+
+CREW_LIST = """- listbox "Crew" [ref=e1]:
+  - option "Ada" [ref=e2]
+  - option "Bo" [ref=e3]
+  - option "Cy" [ref=e4]
+- button "Submit" [ref=e5]"""
+
+
+def test_each_option_the_goal_names_of_a_list_box_is_chosen() -> None:
+    goal = "Select Cy, Ada from the list and click Submit."
+    assert forced_steps(request(goal=goal, snapshot=CREW_LIST)) == [
+        Step(kind="act", tool="select", instruction="select Ada in the Crew dropdown"),
+        Step(kind="act", tool="select", instruction="select Cy in the Crew dropdown")]
+    one = CREW_LIST.replace('"Ada" [ref=e2]', '"Ada" [selected] [ref=e2]')
+    history = ['[1] act select: select Ada in the Crew dropdown {"ref": "e1", "option": "Ada"} -> ok']
+    assert premature_click(request(goal=goal, snapshot=one, history=history), "click the Submit button").endswith(
+        "select Cy in the Crew dropdown")  # not sent with one of the two
