@@ -172,7 +172,8 @@ async def select(browser: Browser, ref: str, option: str) -> ToolResult:
         if not matches:
             labels = ", ".join(repr(label) for _, label in box["options"])
             raise BrowserError(f"{ref} has no option {option!r}; its options are {labels}")
-        await locator.select_option(value=list(dict.fromkeys([*box["chosen"], matches[0]])) if box["multiple"] else matches[0])
+        chosen = list(dict.fromkeys([*box["chosen"], matches[0]])) if box["multiple"] else matches[0]
+        await locator.select_option(value=chosen)
         return f"selected {option!r} in {ref}"
 
     return await browser.run_action("select", act)

@@ -64,9 +64,8 @@ def forced_steps(request: PlanRequest) -> list[Step]:
     if left and _one_way(left, request) and (refused(request) or _fills_whole(left, request)):
         return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
     shapes, _ = grounded_steps(request)
-    if step := (dismissed(request) or retried(request, shapes) or answered(request, shapes) or closed(request, shapes) or sent(request, shapes)
-                or arrived(request, shapes) or opened(request, shapes) or read(request, shapes)
-                or quoted(request, shapes)):
+    if step := dismissed(request) or next(filter(None, (rule(request, shapes) for rule in (
+            retried, answered, closed, sent, arrived, opened, read, quoted))), None):
         return [step]
     if len(shapes) != 1 or shapes[0]["properties"]["kind"].get("const") != "act":
         return []
