@@ -85,7 +85,8 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     instruction) steps that put it there: a box it names ("Agree to the house rules", "cup size
     M") that is off, a box that is on naming what it says no to ("do not send me the digest": the
     last word of the clause), a dropdown one option of which it names ("spicy dishes") showing
-    another, each option it names of a list box (which may take several) not chosen in it, a value it lists for an address form field ("..., Leeds, postcode LS2 7EW": _listed),
+    another, each option it names of a list box (which may take several) not chosen in it, a value
+    it lists for an address form field ("..., Leeds, postcode LS2 7EW": _listed),
     a value it labels with a word of an empty field's name ("year 1998", "directed by Bowen": labelled_values)
     or a text it gives for a field it names ("this reply: ...") never typed, the e-mail address it gives for
     an empty field that says "mail", else a value it gives
