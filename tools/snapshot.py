@@ -174,11 +174,20 @@ def told_apart_items(snapshot: str) -> dict[str, tuple[str, str]]:
             for depth, item in enumerate(levels):  # outward only as far as it takes
                 others = {p for other, theirs in alike if other != ref and depth < len(theirs)
                           for p in parts(theirs[depth], name)}
-                telling = [p for p in parts(item, name) if p not in others and len(p) <= MAX_TELLING]
+                own = [p for p in parts(item, name) if p not in others]
+                telling = [p for p in own if len(p) <= MAX_TELLING] or [  # else a long part's first words, if they tell
+                    cut for p in own if (cut := _first_words(p)) and not any(o.startswith(cut) for o in others)]
                 if telling:
                     apart[ref] = (telling[0], " · ".join(parts(item, name)))
                     break
     return apart
+
+
+def _first_words(text: str) -> str:
+    """As many of the text's first words as fit in MAX_TELLING characters."""
+    words = text.split()
+    fit = next((n for n in range(len(words), 0, -1) if len(" ".join(words[:n])) <= MAX_TELLING), 0)
+    return " ".join(words[:fit])
 
 
 def _item(around: list[Element]) -> list[Element]:

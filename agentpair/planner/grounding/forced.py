@@ -24,7 +24,10 @@ leaves no choice about them. Its rules, one line each:
 - where the page leaves nothing to type, select, check or write, the one click offered on a thing the
   goal quotes to click ('click on the "Mute" button': Mute @leo), if the run clicked none of them (quoted);
 - where a dialog has disabled the page's fields (a field shown [disabled]), its button that dismisses
-  it (Cancel, Close, Dismiss, No, Not now, No thanks), if the goal does not name that button (dismissed).
+  it (Cancel, Close, Dismiss, No, Not now, No thanks), if the goal does not name that button (dismissed);
+- where the goal quotes a button to click on all (or N) of the items it names ('the "Retweet" button on
+  all posts by @leonie'), the clicks on those offered and not made yet (all, or as many as N leaves),
+  before anything else, then the button the closing clause names (each).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from agentpair.planner.request import PlanRequest
 
 FILLS = ("type", "select", "check")  # the tools that fill in a form
 DISABLED_FIELD = re.compile(r'^(?:textbox|searchbox|combobox|spinbutton|checkbox|radio) ".*" \[disabled\]', re.M)
+EACH = re.compile(QUOTED_CLICK.pattern + r"(?:\s+button)?\s+on\s+(all|every|each|\d+)\b", re.I)  # "... on 3 posts"
 OPENS = r"(?:open|go to|visit|view|show me|navigate to|take me to)\b"  # a clause that opens a page
 
 
@@ -57,13 +61,15 @@ def forced_steps(request: PlanRequest) -> list[Step]:
     finish once the goal's closing click is done (closed) or the page it opens is shown (arrived);
     that click once the form it sends lacks nothing (sent); the link the goal opens with (opened); the
     extraction the schema fixes (read); the click on what the goal quotes (quoted); the way out of a
-    dialog that disabled the page's fields (dismissed)."""
+    dialog that disabled the page's fields (dismissed); the clicks on all (or N) items (each)."""
     if not request.tools or request.names == PageNames():
         return []
     left = form_left(request)
     if left and _one_way(left, request) and (refused(request) or _fills_whole(left, request)):
         return [Step(kind="act", tool=tool, instruction=step) for tool, step in left]
     shapes, _ = grounded_steps(request)
+    if steps := each(request, shapes):
+        return steps
     if step := dismissed(request) or next(filter(None, (rule(request, shapes) for rule in (
             retried, answered, closed, sent, arrived, opened, read, quoted))), None):
         return [step]
@@ -241,3 +247,23 @@ def dismissed(request: PlanRequest) -> Step | None:
                 if "button" in roles and re.fullmatch(DISMISS, name.strip(), re.I) and not named_by(request.goal, name)
                 for told in telling(request.names, name)]  # (a side effect the grounded clicks leave out)
     return Step(kind="act", tool="click", instruction=ways_out[0]) if len(ways_out) == 1 else None
+
+
+def each(request: PlanRequest, shapes: list[dict[str, Any]]) -> list[Step]:
+    """Where the goal quotes a button to click on all (or N) of the items it names ('click the
+    "Retweet" button on all posts by @leonie'), the clicks on it the schema offers (the items the
+    goal names: told_by_goal) that the run has not made: all of them, or as many as N leaves; once
+    made, the click on the button the goal's closing clause names ("... and then click Submit")."""
+    said = EACH.search(request.goal)
+    if not said:
+        return []
+    names = [name for name in request.names.clickable if says(name, said.group(1))]
+    made = [s for s in request.steps if s.ok and acted_with(s, "click") and clicks_on(s.instruction, names)]
+    todo = [c for c in _offered_clicks(shapes) if clicks_on(c, names) and c not in {s.instruction for s in made}]
+    if said.group(2).isdigit():
+        todo = todo[:max(0, int(said.group(2)) - len(made))]
+    if made and not todo:  # all made: the button the closing clause names ("... and then click Submit")
+        clause = closing_clause(request.goal)
+        todo = [c for c in _offered_clicks(shapes) if not clicks_on(c, names) and clicks_on(
+            c, [n for n in request.names.clickable if named_by(clause, n)])][:1]
+    return [Step(kind="act", tool="click", instruction=c) for c in todo]

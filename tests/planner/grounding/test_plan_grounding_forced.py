@@ -329,3 +329,31 @@ def test_each_option_the_goal_names_of_a_list_box_is_chosen() -> None:
     history = ['[1] act select: select Ada in the Crew dropdown {"ref": "e1", "option": "Ada"} -> ok']
     assert premature_click(request(goal=goal, snapshot=one, history=history), "click the Submit button").endswith(
         "select Cy in the Crew dropdown")  # not sent with one of the two
+
+
+FEED = """- generic [ref=e0]:
+  - generic [ref=e1]:
+    - generic [ref=e2]: Kim @tern
+    - generic [ref=e3]: Boats at dawn.
+    - button "like" [ref=e4]
+  - generic [ref=e5]:
+    - generic [ref=e6]: Bo @kestrel
+    - generic [ref=e7]: Nets at noon.
+    - button "like" [ref=e8]
+  - generic [ref=e9]:
+    - generic [ref=e10]: Kim @tern
+    - generic [ref=e11]: Oars at dusk, when the boats come home to the harbour.
+    - button "like" [ref=e12]
+- button "Submit" [ref=e13]"""
+
+
+def test_a_button_to_click_on_all_or_n_items_is_clicked_on_each_then_the_closing_one() -> None:
+    every = 'Click the "Like" button on all posts by @tern and then click Submit.'
+    assert [s.instruction for s in forced_steps(request(goal=every, snapshot=FEED))] == [
+        "click the like button (Boats at dawn.)", "click the like button (Oars at dusk, when the boats come home)"]
+    # not Bo's; a long post told apart by its first words
+    one = 'Click the "Like" button on 1 post by @tern and then click Submit.'
+    assert len(forced_steps(request(goal=one, snapshot=FEED))) == 1
+    liked = ['[1] act click: click the like button (Boats at dawn.) {"ref": "e4"} -> ok']
+    assert forced_steps(request(goal=one, snapshot=FEED, history=liked)) == [
+        Step(kind="act", tool="click", instruction="click the Submit button")]  # as many as it says, then the last click
