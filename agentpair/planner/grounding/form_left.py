@@ -11,7 +11,7 @@ from agentpair.planner.grounding.goal_words import (SENTENCE_END, given_emails, 
                                   named_by, named_options, quote_label, ruled_out_words, says_name, sent_into, value_runs,
                                   word_set)
 from agentpair.planner.grounding.page_clicks import LINK_CLICK, done_text, page_shown, typed_unsent, ways_to_name, writable
-from agentpair.planner.request import PlanRequest
+from agentpair.planner.request import DoneStep, PlanRequest
 
 # a type step: the value (which may itself say "into the"), the field
 DISMISS = r"(?:cancel|close|dismiss|no|not now|no thanks|×)"  # the name of a dialog's way out
@@ -62,22 +62,24 @@ def _labelled_whole(goal: str, field: str) -> str | None:
                  and re.search(re.escape(v) + r"(?:[,;.]|$)", goal)), None)  # a name ends there already
 
 
+def _typings(request: PlanRequest, ok: bool) -> list[tuple[int, DoneStep, re.Match[str]]]:
+    """The run's type steps that ran (ok) or failed, each with its place in the run and its wording
+    read by TYPED (group 1 the value, group 2 the field)."""
+    return [(at, s, m) for at, s in enumerate(request.steps) if s.ok == ok and s.kind == "act" and s.tool == "type"
+            and (m := TYPED.match(s.instruction))]
+
+
 def typed_fields(request: PlanRequest, ok: bool) -> dict[str, str]:
     """The fields the run's type steps typed into (ok) or failed to, each with the value it said."""
-    return {m.group(2): m.group(1) for s in request.steps if s.ok == ok and s.kind == "act" and s.tool == "type"
-            and (m := TYPED.match(s.instruction))}
+    return {m.group(2): m.group(1) for _, _, m in _typings(request, ok)}
 
 
 def kept_typing(request: PlanRequest) -> set[str]:
     """The fields (lower case) the run typed into that keep it: all, but those shown empty now that
     were typed before the run dismissed a dialog (a dialog that reset the form undid the typing)."""
-    empty, kept = set(empty_fields(request)), set()
-    for at, s in enumerate(request.steps):
-        if s.ok and s.kind == "act" and s.tool == "type" and (m := TYPED.match(s.instruction)):
-            dismissed = any(later.ok and DISMISSING.match(later.instruction) for later in request.steps[at + 1:])
-            if not (dismissed and m.group(2) in empty):
-                kept.add(m.group(2).casefold())
-    return kept
+    empty = set(empty_fields(request))
+    dismissed = max((at for at, s in enumerate(request.steps) if s.ok and DISMISSING.match(s.instruction)), default=-1)
+    return {m.group(2).casefold() for at, _, m in _typings(request, ok=True) if not (at < dismissed and m.group(2) in empty)}
 
 
 def form_left(request: PlanRequest) -> list[tuple[str, str]]:
@@ -129,7 +131,7 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
         left += _number_to_set(request) or _from_table(request)
     if not any(tool == "type" for tool, _ in left):
         empty = empty_fields(request)
-        for value in _untyped(request):  # into the field a word of whose name the goal quotes it after, else any
+        for value in _untyped(request, typed):  # into the field a word of whose name the goal quotes it after, else any
             label = quote_label(request.goal, value)
             left += [("type", f"type {value} into the {field} field")
                      for field in [f for f in empty if label and says_name(label, f)] or empty]
@@ -196,11 +198,10 @@ def _number_to_set(request: PlanRequest) -> list[tuple[str, str]]:
     return [("type", f"type {number} into the {said[0]} field")]
 
 
-def _untyped(request: PlanRequest) -> list[str]:
+def _untyped(request: PlanRequest, kept: set[str]) -> list[str]:
     """The values the goal gives (given_values) that no step typed into a field that kept it
-    (kept_typing) and the page does not show (a line that repeats the goal aside), while the page
-    has an empty field."""
-    kept = kept_typing(request)
+    (`kept`: kept_typing) and the page does not show (a line that repeats the goal aside), while the
+    page has an empty field."""
     typed = {value for field, value in typed_fields(request, ok=True).items() if field.casefold() in kept}
     shown = page_shown(request)
     values = given_values(request.goal, set(request.names.clickable)) if empty_fields(request) else []
@@ -212,8 +213,7 @@ def empty_fields(request: PlanRequest, required: bool = False) -> list[str]:
     disabled: a field of the page is enabled), as a step says them; `required`: only those whose
     name does not say they are optional."""
     filled = set(shown_values(request))
-    failed = {m.group(2) for s in request.steps if not s.ok and s.kind == "act" and s.tool == "type"
-              and (m := TYPED.match(s.instruction)) and " is disabled" not in (s.error or "")}  # (enabled now)
+    failed = {m.group(2) for _, s, m in _typings(request, ok=False) if " is disabled" not in (s.error or "")}  # (enabled now)
     return [said[0] for name in request.names.fields if name not in filled and not (required and OPTIONAL.search(name))
             and (said := ways_to_name(name)) and not failed & set(said)]
 
