@@ -18,7 +18,7 @@ async def _bench_executor(args: argparse.Namespace) -> int:
     if args.workload == "bulk":
         from agentpair.bench.bulk import bench_bulk
 
-        with console.status("filling every record of the bulk pages: diffusion and AR side by side"):
+        with console.status("filling every record of the bulk pages and every field of the long forms: diffusion and AR side by side"):
             report = await asyncio.to_thread(bench_bulk, args.limit or 24, model=args.model, ar_model=args.ar_model,
                                              device="cpu" if args.device == "auto" else args.device)
     elif args.eval:
@@ -175,7 +175,7 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
                           help="held-out JSONL for --eval; heldout.jsonl (new names) and families.jsonl "
                                "(page families never trained on) are generated when missing")
     executor.add_argument("--limit", type=int, help="evaluate N held-out examples spread over the split "
-                                                    "(--workload bulk: N pages, default 24)")
+                                                    "(--workload bulk: N pages of each kind, default 24)")
     executor.set_defaults(handler=_bench_executor)
     tracing = targets.add_parser("tracing", help="the cost of one traced span (create, attributes, export)")
     tracing.add_argument("--spans", type=int, default=200)

@@ -1,11 +1,12 @@
-"""The bulk workload: held-out pages of 10-16 records read whole by both local executors side by
-side (real Chromium, the shipped models), scored slot by slot."""
+"""The bulk workload: held-out pages of 10-16 records read whole, and held-out forms of 20-26
+fields filled from one instruction, by both local executors side by side (real Chromium, the
+shipped models), scored slot by slot."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agentpair.bench.bulk import bench_bulk, bulk_cases, slot_hits, slots
+from agentpair.bench.bulk import bench_bulk, bulk_cases, form_cases, slot_hits, slots
 from agentpair.training.datagen.pages_bulk import target_records
 
 
@@ -26,13 +27,23 @@ def test_the_workload_asks_for_every_record_in_one_request(tmp_path: Path) -> No
     assert all(value in request.allowed[f"{at}/{i}/{key}"] for i, row in enumerate(records) for key, value in row.items())
 
 
-def test_the_report_puts_both_executors_side_by_side(tmp_path: Path) -> None:
+def test_a_long_form_is_one_request_with_a_key_per_field_each_offered_its_value(tmp_path: Path) -> None:
+    [(request, target)] = form_cases(1, tmp_path / "forms.jsonl")
+    assert request.kind == "extract" and 20 <= len(target) <= 26
+    assert list(request.schema_["properties"]) == list(target)
+    assert all(value in request.allowed["/" + key] for key, value in target.items())
+    assert all(len(offers) == len(target) for offers in request.allowed.values())  # every field: a real choice
+
+
+def test_the_report_puts_both_executors_side_by_side_over_all_and_per_kind(tmp_path: Path) -> None:
     report = bench_bulk(2, tmp_path / "pages.jsonl")
-    assert report["requests"] == 2 and report["slots_per_request"]["min"] >= 20
-    for side in ("diffusion", "ar"):
-        assert report[side]["errors"] == 0 and 0 <= report[side]["accuracy_slot"] <= 1
-        assert report[side]["forwards_p50"] >= 1  # a bulk request is never decided by its offers alone
-    assert report["forwards_ratio_vs_ar"] > 0 and report["speedup_vs_ar"] > 0
+    assert report["requests"] == 4 and report["slots_per_request"]["min"] >= 20
+    assert {kind: part["requests"] for kind, part in report["by_kind"].items()} == {"records": 2, "form": 2}
+    for part in (report, *report["by_kind"].values()):
+        for side in ("diffusion", "ar"):
+            assert part[side]["errors"] == 0 and 0 <= part[side]["accuracy_slot"] <= 1
+            assert part[side]["forwards_p50"] >= 1  # a bulk request is never decided by its offers alone
+        assert part["forwards_ratio_vs_ar"] > 0 and part["speedup_vs_ar"] > 0
 
 
 def test_the_command_prints_a_table_or_json(capsys) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from agentpair.training.datagen.pages import BUILDERS, Page
 from agentpair.training.datagen.pages_bulk import bulk_page
 from agentpair.training.datagen.pages_lists import LIST_BUILDERS
+from agentpair.training.datagen.pages_long_forms import long_form_page
 from agentpair.training.datagen.pages_unseen import UNSEEN_BUILDERS
 from agentpair.training.datagen.tasks import dumps, page_examples
 from agentpair.training.datagen.vocab import VOCABS, Vocab
@@ -24,10 +25,11 @@ from agentpair.tools.snapshot import find_ref
 
 # held-out uses different seeds and vocabulary on the first eight families; "families" the
 # held-out vocabulary on page families training never draws (pages_unseen); "bulk" trains on
-# tables and lists of 10-16 records read whole (pages_bulk; agentpair.bench.bulk holds its own out)
-SPLIT_SEEDS = {"train": 1000, "heldout": 9000, "families": 9500, "bulk": 2000}
+# tables and lists of 10-16 records read whole (pages_bulk; agentpair.bench.bulk holds its own out);
+# "long_forms" forms of 20-26 fields filled from one instruction (pages_long_forms; the same)
+SPLIT_SEEDS = {"train": 1000, "heldout": 9000, "families": 9500, "bulk": 2000, "long_forms": 3000}
 SPLIT_BUILDERS = {"train": {**BUILDERS, **LIST_BUILDERS}, "heldout": BUILDERS, "families": UNSEEN_BUILDERS,
-                  "bulk": {"bulk": bulk_page}}
+                  "bulk": {"bulk": bulk_page}, "long_forms": {"long_form": long_form_page}}
 EVAL_PAGES = {"heldout": 80, "families": 60}  # pages of each evaluation split
 
 
@@ -38,7 +40,7 @@ def make_pages(split: str, n: int, seed: int | None = None) -> list[Page]:
 
 
 def vocab(split: str) -> Vocab:
-    return VOCABS[{"families": "heldout", "bulk": "train"}.get(split, split)]
+    return VOCABS[{"families": "heldout", "bulk": "train", "long_forms": "train"}.get(split, split)]
 
 
 ROLES = {"link": "link", "button": "button", "textbox": "textbox", "password": "textbox",
@@ -115,9 +117,11 @@ def main() -> None:
     ap.add_argument("--families-pages", type=int, default=EVAL_PAGES["families"],
                     help="pages of the families training never sees")
     ap.add_argument("--bulk-pages", type=int, default=200, help="training pages of 10-16 records read whole")
+    ap.add_argument("--long-form-pages", type=int, default=200, help="training forms of 20-26 fields")
     ap.add_argument("--rounds", type=int, default=3, help="example draws per training page")
     args = ap.parse_args()
     for split, n, rounds in (("train", args.pages, args.rounds), ("bulk", args.bulk_pages, args.rounds),
+                             ("long_forms", args.long_form_pages, args.rounds),
                              ("heldout", args.heldout_pages, 1), ("families", args.families_pages, 1)):
         path = build(Path(args.out), split, n, rounds=rounds)
         print(f"{split}: {sum(1 for _ in path.open())} examples from {n} pages -> {path}")

@@ -9,10 +9,12 @@ from typing import Any
 
 from agentpair.training.datagen.pages import El, Page, code, person
 from agentpair.training.datagen.pages_bulk import bulk_example
+from agentpair.training.datagen.pages_long_forms import long_form_example
 from agentpair.training.datagen.vocab import Vocab
 from agentpair.models import Task
 from agentpair.agent.code_holes import code_values
 from agentpair.agent.rows import bulk_values
+from agentpair.agent.form_fill import form_request_parts
 from agentpair.agent.step_work import TARGET_SCHEMA, allowed_values, page_values
 from agentpair.agent.render import executor_context
 from agentpair.tools.base import Observation
@@ -243,6 +245,8 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
     context = executor_context(task, obs, memory)
     if page.family == "bulk":  # every record into an array of objects, twice with other fields
         out = act_examples(rng, page, refs, vocab) + [bulk_example(rng, page) for _ in range(BULK_DRAWS)]
+    elif page.family == "long_form":  # the whole form from one instruction, in other orders and words
+        out = [long_form_example(rng, page) for _ in range(BULK_DRAWS)]
     else:
         out = act_examples(rng, page, refs, vocab) + extract_examples(rng, page) + \
             code_examples(rng, page, obs.url, vocab) + read_examples(page, refs)
@@ -251,7 +255,9 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
         # what a run offers: the refs of the tool's roles, the instruction's words for verbatim
         # values, the page's words and numbers for extracted ones (an array of objects sized to the
         # page's rows, each row's fields its own texts), both for a code template's holes
-        if ex["kind"] == "extract":
+        if page.family == "long_form":
+            ex["allowed"] = form_request_parts(list(page.facts["fields"]), ex["instruction"])[1]
+        elif ex["kind"] == "extract":
             ex["schema"], rows, _ = bulk_values(obs.snapshot, ex["schema"])
             ex["allowed"] = {**page_values(obs, ex["schema"], ex["instruction"]), **rows}
         else:

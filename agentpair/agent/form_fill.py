@@ -1,0 +1,46 @@
+"""A whole form filled from one instruction: one fill with a key per text field of the page,
+each offered every value the instruction quotes; which quoted value is whose is the executor's
+decision, all of them in the same fill (a bulk fill of independent choices)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agentpair.models import FillRequest
+from agentpair.tools.base import Observation
+from agentpair.tools.snapshot import ref_names, ref_roles
+
+QUOTED = re.compile(r'"([^"]+)"|\u201c([^\u201d]+)\u201d')
+TEXT_FIELDS = ["textbox"]
+
+
+def quoted_values(instruction: str) -> list[str]:
+    """The values an instruction quotes ("..." or curly quotes), each once, in its order."""
+    return list(dict.fromkeys(a or b for a, b in QUOTED.findall(instruction)))
+
+
+def field_key(label: str) -> str:
+    """A field's key in the fill: its label's words in lower case, joined by "_"."""
+    return "_".join(re.findall(r"[a-z0-9]+", label.lower())) or "field"
+
+
+def form_request_parts(labels: list[str], instruction: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The fill's schema (a string per field, keyed by its label, a second field of the same
+    key numbered) and what each key may be: every value the instruction quotes."""
+    keys: list[str] = []
+    for label in labels:
+        key = field_key(label)
+        keys.append(key if key not in keys else f"{key}_{sum(k.startswith(key) for k in keys) + 1}")
+    schema = {"type": "object", "properties": {k: {"type": "string"} for k in keys}, "required": keys}
+    values = quoted_values(instruction)
+    return schema, ({"/" + k: values for k in keys} if values else {})
+
+
+def form_fill(instruction: str, context: str, observation: Observation) -> tuple[FillRequest, dict[str, str]]:
+    """The fill for every text field the page shows, and each key's ref (what to type it into)."""
+    names, roles = ref_names(observation.snapshot), ref_roles(observation.snapshot)
+    refs = [r for r in observation.refs if roles.get(r) in TEXT_FIELDS and names.get(r)]
+    schema, allowed = form_request_parts([names[r] for r in refs], instruction)
+    request = FillRequest(kind="extract", instruction=instruction, context=context, schema=schema, allowed=allowed)
+    return request, dict(zip(schema["properties"], refs))

@@ -1,0 +1,38 @@
+"""A whole form from one instruction: a key per text field the page shows, each offered every
+value the instruction quotes, and the ref each key is typed into."""
+
+from __future__ import annotations
+
+from agentpair.agent.form_fill import form_fill, form_request_parts, quoted_values
+from agentpair.tools.base import Observation
+
+FORM = """- heading "Registration" [level=1] [ref=e1]
+- textbox "First name" [ref=e2]
+- textbox "Postal code" [ref=e3]
+- combobox "Plan" [ref=e4]
+- link "Help" [ref=e5] [cursor=pointer]
+- textbox "Postal code" [ref=e6]
+- button "Submit" [ref=e7]"""
+
+
+def test_quoted_values_are_each_quoted_text_once_in_order() -> None:
+    text = 'zip "69001", name \u201cAda\u201d, city "Lyon", again "69001"'
+    assert quoted_values(text) == ["69001", "Ada", "Lyon"]
+    assert quoted_values("no quotes here") == []
+
+
+def test_every_field_is_offered_every_quoted_value_and_a_repeated_label_gets_its_own_key() -> None:
+    schema, allowed = form_request_parts(["First name", "Postal code", "Postal code"], 'surname "Ada", zip "1"')
+    assert list(schema["properties"]) == ["first_name", "postal_code", "postal_code_2"]
+    assert schema["required"] == list(schema["properties"])
+    assert allowed == {"/first_name": ["Ada", "1"], "/postal_code": ["Ada", "1"], "/postal_code_2": ["Ada", "1"]}
+    assert form_request_parts(["City"], "nothing quoted")[1] == {}  # no offer: nothing to choose from
+
+
+def test_the_fill_covers_the_pages_text_fields_only_and_maps_each_key_to_its_ref() -> None:
+    obs = Observation(url="http://x.test/r", title="R", snapshot=FORM, text="",
+                      refs=["e1", "e2", "e3", "e4", "e5", "e6", "e7"])
+    request, refs = form_fill('Fill in: first name "Ada"; zip "75001"', "context", obs)
+    assert request.kind == "extract" and request.context == "context"
+    assert refs == {"first_name": "e2", "postal_code": "e3", "postal_code_2": "e6"}
+    assert request.allowed["/postal_code_2"] == ["Ada", "75001"]
