@@ -193,7 +193,7 @@ class Canvas:
         self.vocab = vocab
         self.ids: list[int] = []
         self.owner: dict[int, tuple[Slot, int]] = {}  # canvas position -> (slot, index in slot)
-        self.records: list[tuple[int, int]] = []  # [start, end) of each array item: a record's positions
+        self.records: list[tuple[int, int]] = []  # [start, end) of each array item and object property
 
     def add_text(self, text: str) -> None:
         self.ids += self.vocab.encode(text)
@@ -222,7 +222,7 @@ class Canvas:
         return out
 
     def open_records(self) -> list[int] | None:
-        """The positions of every record (array item, the innermost holding it) that still has a
+        """The positions of every record (array item or property, the innermost holding it) that still has a
         masked position; None where a masked position lies in no record (or none is masked)."""
         spans = []
         for p in self.masked():

@@ -126,7 +126,7 @@ class Engine:
         """Fill every request; per-request problems come back as FillOutput.error. Once `cancel`
         is set (from another thread), requests not yet finished end with the error "cancelled"
         before the next forward. record_passes (with the cache, agentpair layout): once every open
-        position lies in a record (an array item), a pass computes only the open records
+        position lies in a record (an array item or an object's property), a pass computes only the open records
         (_forward_records; inexact, so off where a fill must equal the uncached one)."""
         sampler = sampler or ThresholdSampler()
         t0 = time.perf_counter()

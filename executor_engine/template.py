@@ -216,8 +216,10 @@ class _SchemaCompiler:
         self.canvas.add_text("{")
         fields = []
         for n, (key, sub) in enumerate(props.items()):
+            start = len(self.canvas.ids)
             self.canvas.add_text((", " if n else "") + json.dumps(key, ensure_ascii=False) + ": ")
             fields.append((key, self.node(sub, pointer_child(where, key))))
+            self.canvas.records.append((start, len(self.canvas.ids)))  # a property, its key with it
         self.canvas.add_text("}")
         return lambda: {key: decode() for key, decode in fields}
 

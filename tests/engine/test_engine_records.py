@@ -1,5 +1,6 @@
-"""Record-local passes: once every open position lies in an array item, a pass computes only the
-items still open, reading the rest from the cache; the values stay the schema's and the offers'."""
+"""Record-local passes: once every open position lies in an array item or an object's property, a
+pass computes only the records still open, reading the rest from the cache; the values stay the
+schema's and the offers'."""
 
 from __future__ import annotations
 
@@ -50,6 +51,23 @@ def test_passes_after_the_first_compute_only_the_open_records(engines: dict[str,
     first, canvas = whole_widths[1], whole_widths[2]
     assert all(w == canvas for w in whole_widths[2:]) and len(whole_widths) == whole.nfe + 1
     assert widths[0] == first and all(w < canvas for w in widths[1:]) and len(widths) == local.nfe
+
+
+def test_a_flat_objects_later_passes_compute_only_its_open_properties(engines: dict[str, Engine]) -> None:
+    """A long form: one string per field, every field offered every value."""
+    engine, keys = engines["agentpair"], [f"field_{i}" for i in range(8)]
+    schema = {"type": "object", "properties": {k: {"type": "string"} for k in keys}, "required": keys}
+    req = FillInput("Fill in: " + ", ".join(f'{k} "{n}"' for k, n in zip(keys, NAMES + ["Alonzo", "Kurt"])),
+                    "a form", schema, allowed={"/" + k: NAMES for k in keys})
+    widths: list[int] = []
+    forward = engine.model.forward
+    engine.model.forward = lambda ids, *a, **kw: widths.append(ids.shape[1]) or forward(ids, *a, **kw)
+    try:
+        [out] = engine.fill([req], ThresholdSampler(threshold=0.99, choice_threshold=0.999))
+    finally:
+        del engine.model.forward
+    assert out.error is None and set(out.value) == set(keys) and all(v in NAMES for v in out.value.values())
+    assert out.nfe > 2 and widths[-1] < widths[-out.nfe + 1] <= widths[-out.nfe]  # the last pass: one field's span
 
 
 def test_tied_choices_take_their_values_from_one_place(engines: dict[str, Engine]) -> None:
