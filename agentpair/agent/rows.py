@@ -55,14 +55,21 @@ def page_rows(snapshot: str, fields: list[str]) -> tuple[list[list[str]], list[s
     return max(sources, key=lambda source: (named(source[1]), len(source[0])))
 
 
-def named_columns(header: list[str], fields: list[str]) -> dict[str, int]:
+def named_columns(header: list[str], props: dict[str, Any], rows: list[list[str]]) -> dict[str, int]:
     """Field -> the column whose header names it (its label words, as label_words reads a field's
-    name: "total_usd" is named by "Total"), where exactly one does."""
+    name: "total_usd" is named by "Total"), where exactly one does; else the one unclaimed column
+    whose header shares a word with the field's name ("order_id" and "ID") and whose every cell
+    offers the field a value (a number field is not read from a column of names)."""
     columns = {}
-    for field in fields:
+    for field in props:
         named = [i for i, h in enumerate(header) if label_words(field) and label_words(field) <= word_set(h)]
         if len(named) == 1:
             columns[field] = named[0]
+    for field, prop in props.items():
+        sharing = [i for i, h in enumerate(header) if label_words(field) & word_set(h) and i not in columns.values()]
+        if field not in columns and len(sharing) == 1 and isinstance(prop, dict) and \
+                all(row_offers([row[sharing[0]]], field, prop) for row in rows if len(row) == len(header)):
+            columns[field] = sharing[0]
     return columns
 
 
@@ -114,7 +121,7 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
         n = min(max(len(rows), array.get("minItems", 0)), array.get("maxItems", MAX_ROWS), MAX_ROWS)
         sized = {**array, "minItems": n, "maxItems": n}
         schema = sized if holder is None else {**schema, "properties": {**schema["properties"], holder: sized}}
-        columns, base = named_columns(header, list(props)), "" if holder is None else pointer_child("", holder)
+        columns, base = named_columns(header, props, rows[:n]), "" if holder is None else pointer_child("", holder)
         width = len(header) if header else len(rows[0]) if len({len(row) for row in rows}) == 1 else -1
         for name, prop in props.items():
             column = []

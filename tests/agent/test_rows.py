@@ -74,6 +74,19 @@ def test_a_field_no_header_names_chooses_among_the_cells_no_other_field_claims()
     assert tied == [["/0/buyer", "/1/buyer", "/2/buyer"]]  # every record takes the buyer from one column
 
 
+def test_a_header_sharing_a_word_with_a_field_names_it_where_its_cells_fit_the_field() -> None:
+    item = {"type": "object", "properties": {"customer_name": {"type": "string"}, "total_amount": {"type": "number"},
+                                             "qty": {"type": "integer"}}}
+    _, allowed, tied = bulk_values(TABLE, {"type": "array", "items": item})
+    assert allowed["/1/customer_name"] == ["Alan Turing"]  # "Customer" shares a word and shows names
+    assert allowed["/1/qty"] == [12]
+    assert allowed["/1/total_amount"] == [88.0]
+    assert tied == []
+    mixed = {"type": "object", "properties": {"customer_count": {"type": "integer"}, "total_usd": {"type": "number"}}}
+    _, allowed, _ = bulk_values(TABLE, {"type": "array", "items": mixed})
+    assert allowed["/1/customer_count"] == [12]  # no number in the Customer column: the unclaimed cells'
+
+
 def test_a_top_level_array_reads_a_list_of_cards_where_no_table_names_its_fields() -> None:
     item = {"type": "object", "properties": {"product": {"type": "string"}, "weight_kg": {"type": "number"}}}
     sized, allowed, _ = bulk_values(CARDS, {"type": "array", "items": item})
