@@ -222,6 +222,13 @@ def list_items(snapshot: str) -> list[list[list[str]]]:
              if item.role == "listitem"] for node in walk_elements(snapshot) if node.role == "list"]
 
 
+def list_headings(snapshot: str) -> list[list[str]]:
+    """The snapshot's lists as list_items orders them, each its items' headings (the name of the
+    first heading inside an item, "" where it has none)."""
+    return [[next((n.name for n in _walk([item]) if n.role == "heading" and n.name), "") for item in node.children
+             if item.role == "listitem"] for node in walk_elements(snapshot) if node.role == "list"]
+
+
 def main_heading(snapshot: str) -> str:
     """The page's first top-level heading (`heading "..." [level=1]`), "" when it has none."""
     return next((node.name for node in walk_elements(snapshot)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentpair.agent.units import label_words, numbers_in_unit, page_numbers, word_set
-from agentpair.tools.snapshot import body_rows, list_items, table_rows
+from agentpair.agent.units import NAMING, label_words, numbers_in_unit, page_numbers, word_set
+from agentpair.tools.snapshot import body_rows, list_headings, list_items, table_rows
 
 MAX_ROWS = 40  # the most items a bulk extraction reads (its canvas grows with every row)
 ArraySchema = tuple[str | None, dict[str, Any]]  # (the property holding it, None for the schema itself; item schema)
@@ -37,18 +37,22 @@ def pointer_child(where: str, key: str) -> str:
     return where + "/" + key.replace("~", "~0").replace("/", "~1")
 
 
-def page_rows(snapshot: str, fields: list[str]) -> tuple[list[list[str]], list[str]]:
+Rows = tuple[list[list[str]], list[str], list[str]]  # rows' texts, the table's header, the list items' headings
+
+
+def page_rows(snapshot: str, fields: list[str]) -> Rows:
     """The rows an array of objects with these fields is read from, each its texts (a table row's
-    cells; a list item's parts), and the table's header ([] for a list): of the page's tables and
-    lists with two rows or more, the one whose header names most of the fields, then the longest."""
-    sources: list[tuple[list[list[str]], list[str]]] = []
+    cells; a list item's parts), the table's header ([] for a list) and each list item's heading
+    ([] for a table): of the page's tables and lists with two rows or more, the one whose header
+    names most of the fields, then the longest."""
+    sources: list[Rows] = []
     for rows in table_rows(snapshot):
         header = next(([text for _, text in row] for row in rows if row and all(head for head, _ in row)), [])
-        sources.append(([[text for _, text in row] for row in body_rows(rows)], header))
-    sources += [(items, []) for items in list_items(snapshot)]
-    sources = [(rows, header) for rows, header in sources if len(rows) >= 2]
+        sources.append(([[text for _, text in row] for row in body_rows(rows)], header, []))
+    sources += [(items, [], headings) for items, headings in zip(list_items(snapshot), list_headings(snapshot))]
+    sources = [source for source in sources if len(source[0]) >= 2]
     if not sources:
-        return [], []
+        return [], [], []
 
     def named(header: list[str]) -> int:
         return sum(any(label_words(f) and label_words(f) <= word_set(h) for h in header) for f in fields)
@@ -114,7 +118,7 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
     tied: list[list[str]] = []
     for holder, items in row_arrays(schema):
         props = items["properties"]
-        rows, header = page_rows(snapshot, list(props))
+        rows, header, headings = page_rows(snapshot, list(props))
         if not rows:
             continue
         array = schema if holder is None else schema["properties"][holder]
@@ -125,12 +129,13 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
         width = len(header) if header else len(rows[0]) if len({len(row) for row in rows}) == 1 else -1
         for name, prop in props.items():
             column = []
+            titled = bool(label_words(name)) and label_words(name) <= NAMING and all(headings[:n]) and len(headings) >= n
             for i, row in enumerate(rows[:n]):
-                cells = row_cells(row, name, columns, len(header))
+                cells = [headings[i]] if titled else row_cells(row, name, columns, len(header))
                 at = pointer_child(pointer_child(base, str(i)), name)
                 if isinstance(prop, dict) and (offers := row_offers(cells, name, prop)):
                     allowed[at] = offers
                     column += [at] if len(row) == width and offers == cells else []
-            if name not in columns and len(column) > 1 and len({len(allowed[p]) for p in column}) == 1:
+            if name not in columns and not titled and len(column) > 1 and len({len(allowed[p]) for p in column}) == 1:
                 tied.append(column)
     return schema, allowed, tied

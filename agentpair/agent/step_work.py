@@ -13,7 +13,7 @@ from agentpair.models import FillRequest, FillResult, Step
 from agentpair.planner.grounding.form_left import TYPED
 from agentpair.planner.grounding.page_clicks import TELLING, ways_to_name
 from agentpair.agent.rows import bulk_values
-from agentpair.agent.units import NUMBER, label_words, numbers_in_unit, page_numbers, word_set
+from agentpair.agent.units import NAMING, NUMBER, label_words, numbers_in_unit, page_numbers, word_set
 from agentpair.agent.code_holes import code_values, shown_template, with_holes
 from agentpair.tools.base import Observation, Toolbox
 from agentpair.tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, main_heading, option_labels,
@@ -22,7 +22,6 @@ from agentpair.tools.snapshot import (body_rows, box_states, first_items, item_t
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
 VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
 PAGE_WORDS = 8  # the longest run of one page text's words an extracted string may be
-NAMING = frozenset({"name", "title", "product", "model"})  # a field asking what a thing is called
 COUNTS = 21  # an extracted integer that asks for a count (of rows, results ...) may be one up to 20
 COUNTED = re.compile(r"count|number of|how many|total", re.IGNORECASE)  # a field's name or description asking for one
 QUOTES = "\"'\u201c\u201d\u2018\u2019"

@@ -17,6 +17,7 @@ UNITS = {"usd": (r"\$|US\$", r"USD|dollars?"), "eur": ("€", "€|EUR|euros?"),
          "min": ("", "min|minutes?"), "minutes": ("", "min|minutes?"), "days": ("", "days?"),
          "years": ("", "years?|yrs?"), "pct": ("", "%|percent"), "percent": ("", "%|percent")}
 
+NAMING = frozenset({"name", "title", "product", "model"})  # a field asking what a thing is called
 
 def page_numbers(texts: list[str]) -> list[str]:
     """The numbers the texts show, in order, commas dropped."""

@@ -88,26 +88,33 @@ def test_a_header_sharing_a_word_with_a_field_names_it_where_its_cells_fit_the_f
 
 
 def test_a_top_level_array_reads_a_list_of_cards_where_no_table_names_its_fields() -> None:
-    item = {"type": "object", "properties": {"product": {"type": "string"}, "weight_kg": {"type": "number"}}}
+    item = {"type": "object", "properties": {"item": {"type": "string"}, "weight_kg": {"type": "number"}}}
     sized, allowed, _ = bulk_values(CARDS, {"type": "array", "items": item})
     assert sized["minItems"] == sized["maxItems"] == 2
-    assert allowed["/1/product"] == ["Red lamp", "Pending", "4 kg"]  # the card's parts
+    assert allowed["/1/item"] == ["Red lamp", "Pending", "4 kg"]  # the card's parts
     assert allowed["/1/weight_kg"] == [4.0]
 
 
 def test_a_lists_items_of_as_many_parts_tie_a_field_to_one_part() -> None:
-    item = {"type": "object", "properties": {"product": {"type": "string"}, "state": {"type": "string"}}}
+    item = {"type": "object", "properties": {"item": {"type": "string"}, "state": {"type": "string"}}}
     _, allowed, tied = bulk_values(CARDS, {"type": "array", "items": item})
-    assert tied == [["/0/product", "/1/product"], ["/0/state", "/1/state"]]
+    assert tied == [["/0/item", "/1/item"], ["/0/state", "/1/state"]]
+
+
+def test_a_field_asking_what_a_thing_is_called_takes_each_cards_heading() -> None:
+    item = {"type": "object", "properties": {"product_name": {"type": "string"}, "state": {"type": "string"}}}
+    _, allowed, tied = bulk_values(CARDS, {"type": "array", "items": item})
+    assert allowed["/0/product_name"] == ["Blue mug"] and allowed["/1/product_name"] == ["Red lamp"]
+    assert tied == [["/0/state", "/1/state"]]
     ragged = CARDS.replace("Pending · 4 kg", "4 kg")
     assert bulk_values(ragged, {"type": "array", "items": item})[2] == []  # parts no longer line up
 
 
 def test_the_table_whose_header_names_the_fields_wins_over_a_longer_list() -> None:
-    rows, header = page_rows(TABLE, ["customer", "total_usd"])
-    assert header == ["Customer", "Total", "Qty"] and len(rows) == 3
-    rows, header = page_rows(TABLE, ["city"])  # no header names it: the longest source, the nav list
-    assert header == [] and rows == [["Home"], ["Help"], ["About"], ["Jobs"]]
+    rows, header, headings = page_rows(TABLE, ["customer", "total_usd"])
+    assert header == ["Customer", "Total", "Qty"] and len(rows) == 3 and headings == []
+    rows, header, headings = page_rows(TABLE, ["city"])  # no header names it: the longest source, the nav list
+    assert header == [] and rows == [["Home"], ["Help"], ["About"], ["Jobs"]] and headings == ["", "", "", ""]
 
 
 def test_the_schemas_own_bounds_and_the_row_limit_hold() -> None:

@@ -42,8 +42,9 @@ def test_the_report_puts_both_executors_side_by_side_over_all_and_per_kind(tmp_p
     for part in (report, *report["by_kind"].values()):
         for side in ("diffusion", "ar"):
             assert part[side]["errors"] == 0 and 0 <= part[side]["accuracy_slot"] <= 1
-            assert part[side]["forwards_p50"] >= 1  # a bulk request is never decided by its offers alone
-        assert part["forwards_ratio_vs_ar"] > 0 and part["speedup_vs_ar"] > 0
+        assert part["speedup_vs_ar"] > 0
+    for side in ("diffusion", "ar"):  # a form's fields are never decided by their offers alone
+        assert report["by_kind"]["form"][side]["forwards_p50"] >= 1
 
 
 def test_the_command_prints_a_table_or_json(capsys) -> None:
