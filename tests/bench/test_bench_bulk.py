@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentpair.bench.bulk import bench_bulk, bulk_cases, form_cases, slot_hits, slots
+from agentpair.bench.bulk import _ratio, bench_bulk, bulk_cases, form_cases, slot_hits, slots
 from agentpair.training.datagen.pages_bulk import target_records
 
 
@@ -18,6 +18,10 @@ def test_slots_are_the_targets_leaves_and_a_hit_needs_the_same_value_and_type() 
     assert slot_hits(got, target) == [True, False, True, True]  # 2.0 is not the integer 2
     assert slot_hits({"orders": [{"id": "A1", "qty": 2}]}, target) == [True, True, False, False]
     assert slot_hits(None, target) == [False] * 4
+
+
+def test_a_request_neither_executor_needs_a_forward_for_counts_as_even() -> None:
+    assert _ratio(0, 0) == 1.0 and _ratio(1, 4) == 0.25 and _ratio(2, 0) == 2.0
 
 
 def test_the_workload_asks_for_every_record_in_one_request(tmp_path: Path) -> None:
