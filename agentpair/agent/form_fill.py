@@ -30,8 +30,10 @@ def form_request_parts(labels: list[str], instruction: str) -> tuple[dict[str, A
     key numbered) and what each key may be: every value the instruction quotes."""
     keys: list[str] = []
     for label in labels:
-        key = field_key(label)
-        keys.append(key if key not in keys else f"{key}_{sum(k.startswith(key) for k in keys) + 1}")
+        key, n = field_key(label), 2
+        while key in keys:
+            key, n = f"{field_key(label)}_{n}", n + 1
+        keys.append(key)
     schema = {"type": "object", "properties": {k: {"type": "string"} for k in keys}, "required": keys}
     values = quoted_values(instruction)
     return schema, ({"/" + k: values for k in keys} if values else {})

@@ -19,6 +19,7 @@ UNITS = {"usd": (r"\$|US\$", r"USD|dollars?"), "eur": ("€", "€|EUR|euros?"),
 
 NAMING = frozenset({"name", "title", "product", "model"})  # a field asking what a thing is called
 
+
 def page_numbers(texts: list[str]) -> list[str]:
     """The numbers the texts show, in order, commas dropped."""
     return [n.replace(",", "") for text in texts for n in NUMBER.findall(text)]

@@ -28,7 +28,7 @@ from executor_engine.ar import ARDecoder
 from executor_engine.engine import Engine
 
 SEED = 9700  # the workload's pages: a seed and a vocabulary executor training never draws
-FORM_SEED = 9800
+FORM_SEED = 9800  # the forms': the same held-out vocabulary
 BulkCase = tuple[FillRequest, Any]  # the request, and the value it should come to
 
 
