@@ -30,9 +30,10 @@ def form_request_parts(labels: list[str], instruction: str) -> tuple[dict[str, A
     key numbered) and what each key may be: every value the instruction quotes."""
     keys: list[str] = []
     for label in labels:
-        key, n = field_key(label), 2
+        base = key = field_key(label)
+        n = 2
         while key in keys:
-            key, n = f"{field_key(label)}_{n}", n + 1
+            key, n = f"{base}_{n}", n + 1
         keys.append(key)
     schema = {"type": "object", "properties": {k: {"type": "string"} for k in keys}, "required": keys}
     values = quoted_values(instruction)

@@ -129,7 +129,8 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
         width = len(header) if header else len(rows[0]) if len({len(row) for row in rows}) == 1 else -1
         for name, prop in props.items():
             column = []
-            titled = bool(label_words(name)) and label_words(name) <= NAMING and all(headings[:n]) and len(headings) >= n
+            words = label_words(name)
+            titled = bool(words) and words <= NAMING and len(headings) >= n and all(headings[:n])
             for i, row in enumerate(rows[:n]):
                 cells = [headings[i]] if titled else row_cells(row, name, columns, len(header))
                 at = pointer_child(pointer_child(base, str(i)), name)

@@ -14,7 +14,7 @@ from agentpair.training.datagen.vocab import Vocab
 from agentpair.models import Task
 from agentpair.agent.code_holes import code_values
 from agentpair.agent.rows import bulk_values
-from agentpair.agent.form_fill import form_request_parts
+from agentpair.agent.form_fill import form_fill
 from agentpair.agent.step_work import TARGET_SCHEMA, allowed_values, page_values
 from agentpair.agent.render import executor_context
 from agentpair.tools.base import Observation
@@ -255,8 +255,8 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
         # what a run offers: the refs of the tool's roles, the instruction's words for verbatim
         # values, the page's words and numbers for extracted ones (an array of objects sized to the
         # page's rows, each row's fields its own texts), both for a code template's holes
-        if page.family == "long_form":
-            ex["allowed"] = form_request_parts(list(page.facts["fields"]), ex["instruction"])[1]
+        if page.family == "long_form":  # as a run asks for the form: form_fill over the page's fields
+            ex["allowed"] = form_fill(ex["instruction"], context, obs)[0].allowed
         elif ex["kind"] == "extract":
             ex["schema"], rows, _ = bulk_values(obs.snapshot, ex["schema"])
             ex["allowed"] = {**page_values(obs, ex["schema"], ex["instruction"]), **rows}
