@@ -92,6 +92,7 @@ class Browser(Guard):
         self._navigations = 0  # main-frame navigation requests seen
         self._commits = 0  # main-frame documents committed
         self._navigation_url = ""
+        self._navigation_request: Request | None = None  # the latest main-frame navigation's
         self._pw: Playwright | None = None
         self._browser: PwBrowser | None = None
         self._context: BrowserContext | None = None
@@ -290,6 +291,7 @@ class Browser(Guard):
         url_before, navigations, commits = self._page.url if self._page else "", self._navigations, self._commits
         try:
             output = await action()
+            await self._await_begun_navigation(navigations, started)
             await self._settle_requests()  # a fetch the action started may itself navigate
             if self._navigations != navigations:
                 await self._await_commit(commits)
@@ -322,13 +324,6 @@ class Browser(Guard):
             tool=name, ok=error is None, output=output, error=self.hide(error) if error else None,
             elapsed_ms=(time.perf_counter() - started) * 1e3, changed_page=changed,
         )
-
-    async def _await_commit(self, commits: int, limit_s: float = 1.0) -> None:
-        """A navigation's response can arrive before its document commits: wait for the commit
-        (a blocked navigation never commits, hence the short limit)."""
-        deadline = time.perf_counter() + limit_s
-        while self._commits == commits and time.perf_counter() < deadline:
-            await asyncio.sleep(0.01)
 
     async def _settle_navigation(self) -> None:
         try:

@@ -13,8 +13,20 @@ from typing import Any
 from playwright.async_api import BrowserContext, Download, Page, Request, Route, WebSocketRoute
 from playwright.async_api import Error as PlaywrightError
 
-from agentpair.tools.base import mask_secrets
+from agentpair.tools.base import BrowserError, mask_secrets
 from agentpair.tools.policy import SafetyEvent, TaskPolicy, origin_of, resolve_url
+
+# Every top-level document notes when it last began leaving itself (the Navigation API's navigate
+# event fires as a navigation starts, before any request): an action that set one off is waited
+# for even when the request is reported late.
+NAVIGATE_CLOCK_JS = """(() => {
+  if (window.top !== window || !window.navigation || '__agentpairNavigateAt' in window) return;
+  Object.defineProperty(window, '__agentpairNavigateAt', {value: -Infinity, writable: true});
+  navigation.addEventListener('navigate', e => {
+    if (!e.destination.sameDocument && !e.downloadRequest) window.__agentpairNavigateAt = performance.now();
+  });
+})()"""
+SINCE_NAVIGATE_JS = "() => performance.now() - (window.__agentpairNavigateAt ?? -Infinity)"
 
 
 class Guard:
@@ -30,6 +42,7 @@ class Guard:
         if id(context) in self._routed:
             return
         self._routed.add(id(context))
+        await context.add_init_script(NAVIGATE_CLOCK_JS)
         await context.route("**/*", self._route)
         await context.route_web_socket(re.compile(".*"), self._route_web_socket)
         context.on("page", self._on_popup)
@@ -43,6 +56,38 @@ class Guard:
         page.set_default_navigation_timeout(self.navigation_timeout_ms)
         page.on("download", self._on_download)
         page.on("framenavigated", lambda frame: self._on_commit(page, frame))
+
+    async def _await_begun_navigation(self, navigations: int, since: float, limit_s: float = 1.0) -> None:
+        """The page began a navigation after `since` (perf_counter) whose request is not reported yet
+        (a loaded machine delivers events late): wait for the request, so it is waited for in turn."""
+        if self._navigations != navigations or self._page is None:
+            return
+        try:  # a document with a navigation pending answers no evaluation until it ends
+            since_ms = await asyncio.wait_for(self._page.evaluate(SINCE_NAVIGATE_JS), 0.5)
+        except PlaywrightError:
+            return  # the document is already gone: its request has been seen
+        except TimeoutError:
+            since_ms = 0.0
+        if since_ms > (time.perf_counter() - since) * 1e3:
+            return
+        deadline = time.perf_counter() + limit_s
+        while self._navigations == navigations and time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
+
+    async def _await_commit(self, commits: int, limit_s: float = 1.0) -> None:
+        """Wait for the new document: while its server is still answering, up to the navigation
+        timeout (then loading is stopped: a clear error); once answered, `limit_s` more (a response
+        can come before its commit; a blocked navigation never commits, hence the short limit)."""
+        deadline = time.perf_counter() + self.navigation_timeout_ms / 1000
+        while self._commits == commits and self._navigation_request in self._inflight:
+            if time.perf_counter() > deadline:
+                await self.stop_loading()
+                raise BrowserError(f"timed out after {self.navigation_timeout_ms / 1000:g} s waiting for "
+                                   f"{self._navigation_url} to load; loading was stopped")
+            await asyncio.sleep(0.01)
+        deadline = time.perf_counter() + limit_s
+        while self._commits == commits and time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
 
     def _on_commit(self, page: Page, frame: Any) -> None:
         if frame == page.main_frame:
@@ -124,7 +169,7 @@ class Guard:
         self._inflight.add(request)
         if request.is_navigation_request() and self._is_main_frame(request):
             self._navigations += 1
-            self._navigation_url = request.url
+            self._navigation_url, self._navigation_request = request.url, request
         if request.redirected_from is not None and not self.policy.allows(request.url):
             self.record("redirect", request.url, f"a redirect chain reached {origin_of(request.url)}")
 

@@ -116,6 +116,22 @@ async def test_page_that_never_loads_times_out_then_recovers(home: Browser) -> N
     assert (await call(home, "go_back")).ok
 
 
+async def test_navigation_reported_late_is_still_waited_for(home: Browser) -> None:
+    """A loaded machine can report a navigation's request after the click returns, and Playwright's
+    own wait can miss it: the navigation is still waited for, and times out as it should."""
+    link = find_ref((await home.observe()).snapshot, "link", "Slow page")
+    loop, context = asyncio.get_running_loop(), home.page.context
+    late = lambda request: loop.call_later(0.3, home._on_request, request)  # noqa: E731
+    context.remove_listener("request", home._on_request)
+    context.on("request", late)
+    try:
+        result = await home.run_action("click", lambda: home.page.locator(f"aria-ref={link}").click(no_wait_after=True))
+    finally:
+        context.remove_listener("request", late)
+        context.on("request", home._on_request)
+    assert not result.ok and "timed out" in result.error and "/hang" in result.error
+
+
 async def test_secrets_masked_in_observation_and_filled_when_typing(home: Browser) -> None:
     obs = await home.observe()
     assert SECRETS["api_key"] not in obs.text + obs.snapshot
