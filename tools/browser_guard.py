@@ -18,15 +18,18 @@ from agentpair.tools.policy import SafetyEvent, TaskPolicy, origin_of, resolve_u
 
 # Every top-level document notes when it last began leaving itself (the Navigation API's navigate
 # event fires as a navigation starts, before any request): an action that set one off is waited
-# for even when the request is reported late.
+# for even when the request is reported late. One the page took over (a router's intercept), or
+# that already shows, is not.
 NAVIGATE_CLOCK_JS = """(() => {
-  if (window.top !== window || !window.navigation || '__agentpairNavigateAt' in window) return;
-  Object.defineProperty(window, '__agentpairNavigateAt', {value: -Infinity, writable: true});
+  if (window.top !== window || !window.navigation || '__agentpairNavigate' in window) return;
+  Object.defineProperty(window, '__agentpairNavigate', {value: {at: -Infinity, to: ''}, writable: true});
   navigation.addEventListener('navigate', e => {
-    if (!e.destination.sameDocument && !e.downloadRequest) window.__agentpairNavigateAt = performance.now();
+    if (!e.destination.sameDocument && !e.downloadRequest)
+      window.__agentpairNavigate = {at: performance.now(), to: e.destination.url};
   });
 })()"""
-SINCE_NAVIGATE_JS = "() => performance.now() - (window.__agentpairNavigateAt ?? -Infinity)"
+SINCE_NAVIGATE_JS = """() => { const n = window.__agentpairNavigate;
+  return !n || navigation.transition || location.href === n.to ? Infinity : performance.now() - n.at; }"""
 
 
 class Guard:

@@ -42,6 +42,10 @@ INDEX = """<!doctype html><html><head><title>Test Home</title></head><body>
 PAGE2 = """<!doctype html><html><head><title>Second</title></head><body>
 <h1>Second page</h1><a href="/">Back home</a></body></html>"""
 
+ROUTED = """<!doctype html><title>Routed</title><a href="/page2.html">Routed link</a><p id="view">home</p>
+<script>navigation.addEventListener('navigate', e => { if (e.canIntercept) e.intercept({handler: async () => {
+  document.getElementById('view').textContent = 'routed ' + new URL(e.destination.url).pathname; }}); });</script>"""
+
 
 class Recorder:
     """A tiny HTTP site: fixed pages plus redirect, download and never-ending endpoints."""
@@ -119,7 +123,8 @@ def outside() -> Iterator[Recorder]:
 @pytest.fixture(scope="module")
 def site(outside: Recorder) -> Iterator[Recorder]:
     pages = {"/": INDEX.replace("{outside}", outside.url), "/page2.html": PAGE2, "outside": outside.url,
-             "/framed.html": f'<h1>Framed</h1><iframe src="{outside.url}/landing"></iframe><a href="/">Home</a>'}
+             "/framed.html": f'<h1>Framed</h1><iframe src="{outside.url}/landing"></iframe><a href="/">Home</a>',
+             "/routed.html": ROUTED}
     with Recorder(pages) as server:
         yield server
 

@@ -132,6 +132,17 @@ async def test_navigation_reported_late_is_still_waited_for(home: Browser) -> No
     assert not result.ok and "timed out" in result.error and "/hang" in result.error
 
 
+async def test_navigation_a_page_takes_over_is_not_waited_for(home: Browser, site) -> None:
+    """A router that intercepts a link's navigation keeps its document: no request to wait for."""
+    from agentpair.tools.browser_guard import SINCE_NAVIGATE_JS
+
+    assert (await call(home, "goto", url="/routed.html")).ok
+    result = await click(home, "link", "Routed link")
+    assert result.ok and home.page.url == site.url + "/page2.html"
+    assert await home.page.inner_text("#view") == "routed /page2.html"
+    assert await home.page.evaluate(SINCE_NAVIGATE_JS) == float("inf")
+
+
 async def test_secrets_masked_in_observation_and_filled_when_typing(home: Browser) -> None:
     obs = await home.observe()
     assert SECRETS["api_key"] not in obs.text + obs.snapshot
