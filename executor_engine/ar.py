@@ -34,6 +34,7 @@ class _Decode:
     context_text: str
     pending: list[int]
     room: int  # positions the fill can add: its instruction and canvas
+    instruction: int  # its instruction's tokens (segment 1, as in training; the canvas is 2)
     context: list[KV] | None = None  # per cache entry [1, H, S, hd], shared; set before the first forward
     buffers: list[KV] | None = None  # per cache entry [1, H, S + room, hd], from the first forward
     length: int = 0  # positions of the buffers filled
@@ -111,7 +112,7 @@ class ARDecoder:
         else:
             compiled = compile_template(self.vocab, req.template or "", req.allowed)
         pending = self.vocab.encode(req.instruction + "\n")
-        return _Decode(compiled, req.context, pending, len(pending) + len(compiled.canvas.ids))
+        return _Decode(compiled, req.context, pending, len(pending) + len(compiled.canvas.ids), len(pending))
 
     def _advance(self, d: _Decode) -> Tensor | None:
         """Queue fixed and forced tokens; the allowed mask [V] of the next generated token."""
@@ -146,6 +147,8 @@ class ARDecoder:
         ids = torch.tensor([j.pending + [0] * (N - len(j.pending)) for j in jobs], device=dev)  # [B, N]
         starts = torch.tensor(S, device=dev)[:, None]  # [B, 1]
         positions = starts + torch.arange(N, device=dev)[None]  # [B, N]
+        canvas_from = torch.tensor([j.context[0][0].shape[2] + j.instruction for j in jobs], device=dev)
+        segments = 1 + (positions >= canvas_from[:, None]).long()  # [B, N] 1 instruction, 2 canvas
         prefix_ok = torch.arange(P, device=dev)[None] < starts  # [B, P]
         causal = torch.ones(N, N, dtype=torch.bool, device=dev).tril()[None].expand(len(jobs), -1, -1)
         mask = torch.cat([prefix_ok[:, None, :].expand(-1, N, -1), causal], 2)  # [B, N, P + N]
@@ -156,7 +159,7 @@ class ARDecoder:
             prefix = [(torch.cat([pad(c[l][0]) for c in caches]), torch.cat([pad(c[l][1]) for c in caches]))
                       for l in range(len(caches[0]))]
         last = torch.tensor(n, device=dev)[:, None] - 1  # [B, 1]
-        logits, kvs = self.model(ids, positions, mask, prefix, logits_at=last)  # [B, 1, V]
+        logits, kvs = self.model(ids, positions, mask, prefix, logits_at=last, segments=segments)  # [B, 1, V]
         logits = logits.float().cpu()  # where the allowed masks are
         for b, j in enumerate(jobs):
             j.extend(kvs, b, n[b])

@@ -136,7 +136,7 @@ def test_a_fill_decided_without_a_forward_never_encodes_its_context(engines: dic
     assert page in ar._contexts
 
 
-def test_ar_cache_written_in_place_equals_one_causal_pass(engines: dict[str, Engine]) -> None:
+def test_ar_cache_written_in_place_equals_one_causal_pass_laid_out_as_training(engines: dict[str, Engine]) -> None:
     engine = engines["agentpair+copy"]
     ar = ARDecoder(engine.model, engine.vocab)
     assert _key(ar.fill(requests())) == _key([ar.fill([r])[0] for r in requests()])  # padded = alone
@@ -151,7 +151,9 @@ def test_ar_cache_written_in_place_equals_one_causal_pass(engines: dict[str, Eng
     ids = torch.tensor([engine.vocab.encode("page: editor\n") + fed])[:, :job.length]  # [1, S]
     assert ids.shape[1] == job.length > context
     causal = torch.ones(job.length, job.length, dtype=torch.bool).tril()[None]
-    whole = engine.model(ids, mask=causal, logits_at=ids[:, -1:] * 0)[1]
+    instruction = len(engine.vocab.encode("write a loop\n"))  # segments as a training row has them
+    segments = torch.tensor([[0] * context + [1] * instruction + [2] * (job.length - context - instruction)])
+    whole = engine.model(ids, mask=causal, logits_at=ids[:, -1:] * 0, segments=segments)[1]
     for (k, v), (wk, wv) in zip(job.cache, whole):
         torch.testing.assert_close(k, wk, atol=1e-4, rtol=1e-4)
         torch.testing.assert_close(v, wv, atol=1e-4, rtol=1e-4)
