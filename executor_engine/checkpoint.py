@@ -106,6 +106,7 @@ def parse_config(raw: dict[str, Any], path: Path) -> ModelConfig:
         g("norm_eps", default=1e-5), bool(g("qkv_bias", default=False)),
         bool(g("tie_embeddings", default=False)), g("bos_token_id", default=None),
         bool(g("copy_head", default=False)), int(g("match_window", default=0)),
+        int(g("key_window", default=0)),
     )
 
 

@@ -6,7 +6,9 @@ agentpair checkpoints may add a copy head: a pointer over the tokens a position 
 with the vocabulary distribution by a learned gate, so copying a name, a value or a ref digit
 from the context or instruction need not be learned token by token. With `match_window`, the
 pointer also sees which context tokens near a source occur in the instruction, so "Click Blog"
-finds the ref written beside "Blog" in the page.
+finds the ref written beside "Blog" in the page; with `key_window`, which instruction tokens just
+before a source occur just before the query in the canvas, so a value quoted after "zip code"
+goes to the field written "zip_code".
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class ModelConfig:
     bos_token_id: int | None = None
     copy_head: bool = False  # outputs are then log-probabilities of the gated mixture
     match_window: int = 0  # copy head: instruction-match bias over +-this many context tokens
+    key_window: int = 0  # copy head: key-match bias, this many tokens before a source and a query
 
     @property
     def head_dim(self) -> int:
@@ -145,7 +148,8 @@ class CopyHead(nn.Module):
     built in, so a multi-token value is copied as a run). Its cache entry (after the layers'
     K/V) holds the sources' keys [B, 1, S, 2 hd] and (token id, segment) [B, 1, S, 2] (float32,
     exact for any id, whatever the model's dtype: bf16 would round ids above 256; it pads and
-    stacks like K/V). Segments: 0 context, 1 instruction, 2 canvas."""
+    stacks like K/V), and with `key_window` their positions too [B, 1, S, 3]. Segments: 0
+    context, 1 instruction, 2 canvas."""
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -159,12 +163,18 @@ class CopyHead(nn.Module):
             self.match_offsets = nn.Parameter(torch.zeros(2 * cfg.match_window + 1))
             self.match_token = nn.Parameter(torch.ones(cfg.vocab_size))
             self.match_gate = nn.Linear(cfg.d_model, 1)
+        if cfg.key_window:  # inert until trained: every bias starts at 0
+            self.key_offsets = nn.Parameter(torch.zeros(cfg.key_window))
+            self.key_reach = nn.Parameter(torch.ones(cfg.key_window))
+            self.key_token = nn.Parameter(torch.ones(cfg.vocab_size))
+            self.key_gate = nn.Linear(cfg.d_model, 1)
 
-    def sources(self, h: Tensor, prev: Tensor, ids: Tensor, segments: Tensor) -> KV:
+    def sources(self, h: Tensor, prev: Tensor, ids: Tensor, segments: Tensor, positions: Tensor) -> KV:
         """Cache entry of this call's positions: h [B, T, d] final states, prev [B, T, d] the
-        embeddings of their previous tokens, ids and segments [B, T]."""
+        embeddings of their previous tokens, ids, segments and positions [B, T]."""
         keys = torch.cat([self.k(h), self.k_prev(prev)], -1)  # [B, T, 2 hd]
-        return keys[:, None], torch.stack([ids, segments], -1)[:, None].float()
+        fields = [ids, segments, positions] if self.cfg.key_window else [ids, segments]
+        return keys[:, None], torch.stack(fields, -1)[:, None].float()
 
     def match_bias(self, h: Tensor, ids: Tensor, seg: Tensor, visible: Tensor) -> Tensor:
         """Score bias [B, K, S] of each context source, from the context tokens within
@@ -187,17 +197,40 @@ class CopyHead(nn.Module):
                         padding=w).view(B, K, S)
         return self.match_gate(h).float() * near * context[:, None, :]
 
-    def forward(self, h: Tensor, prev: Tensor, logits: Tensor, src: KV, mask: Tensor | None
-                ) -> Tensor:
+    def key_bias(self, h: Tensor, ids: Tensor, seg: Tensor, pos: Tensor, q_pos: Tensor,
+                 visible: Tensor) -> Tensor:
+        """Score bias [B, K, S] of each instruction source, from the instruction tokens 1..W before
+        it that are among the canvas tokens 1..W before the query (its field's key, as a form's
+        value follows the word for its field): a learned weight per token, per place before the
+        query and per place before the source. ids, seg, pos [B, S]; q_pos [B, K]."""
+        B, K, S = visible.shape
+        W = self.cfg.key_window
+        instruction = visible & (seg == 1)[:, None, :]  # [B, K, S]
+        canvas = visible & (seg == 2)[:, None, :]
+        near = h.new_zeros(B, K, S, dtype=torch.float32)  # instruction tokens in the query's key
+        for c in range(1, W + 1):
+            at = canvas & (pos[:, None, :] == (q_pos - c)[:, :, None])  # [B, K, S] the token c before
+            word = torch.where(at.any(-1), (at * ids[:, None, :]).sum(-1), -1)  # [B, K]
+            near += self.key_reach[c - 1].float() * (instruction & (ids[:, None, :] == word[:, :, None]))
+        near = near * self.key_token.float()[ids][:, None, :]
+        # a source at s gets offsets[o - 1] from a match at s - o (o = 1..W)
+        kernel = self.key_offsets.float().flip(0).view(1, 1, -1)
+        before = F.conv1d(F.pad(near.reshape(B * K, 1, S), (W, 0)), kernel)[..., :S].view(B, K, S)
+        return self.key_gate(h).float() * before * instruction
+
+    def forward(self, h: Tensor, prev: Tensor, logits: Tensor, src: KV, mask: Tensor | None,
+                q_pos: Tensor | None = None) -> Tensor:
         """log(g p_vocab + (1 - g) p_copy) [B, K, V] for states h [B, K, d], their previous
-        tokens' embeddings prev [B, K, d], logits [B, K, V], sources over S positions and mask
-        [B, K, S] (True = visible; None = all)."""
+        tokens' embeddings prev [B, K, d], logits [B, K, V], sources over S positions, mask
+        [B, K, S] (True = visible; None = all) and, with `key_window`, the queries' positions [B, K]."""
         keys, ids, seg = src[0][:, 0], src[1][:, 0, :, 0].long(), src[1][:, 0, :, 1].long()
         query = torch.cat([self.q(h), self.q_prev(prev)], -1)  # [B, K, 2 hd]
         scores = (query @ keys.transpose(1, 2)).float() / self.cfg.head_dim ** 0.5  # [B, K, S]
         visible = torch.ones_like(scores, dtype=torch.bool) if mask is None else mask
         if self.cfg.match_window:
             scores = scores + self.match_bias(h, ids, seg, visible)
+        if self.cfg.key_window:
+            scores = scores + self.key_bias(h, ids, seg, src[1][:, 0, :, 2].long(), q_pos, visible)
         hide = (ids == self.cfg.mask_token_id)[:, None, :] | ~visible
         attn = scores.masked_fill(hide, -torch.inf).softmax(-1).nan_to_num(0.0)  # [B, K, S]
         p_copy = torch.zeros_like(logits, dtype=torch.float32)
@@ -241,7 +274,7 @@ class DiffusionLM(nn.Module):
         cache = [(empty, empty)] * self.cfg.n_layers
         if self.copy is not None:
             cache.append((p.new_zeros(1, 1, 0, 2 * self.cfg.head_dim),
-                          torch.zeros(1, 1, 0, 2, device=p.device)))
+                          torch.zeros(1, 1, 0, 3 if self.cfg.key_window else 2, device=p.device)))
         return cache
 
     def forward(
@@ -274,16 +307,18 @@ class DiffusionLM(nn.Module):
             previous = previous_ids(ids, positions, prefix_ids, self.cfg.mask_token_id)
         prev = self.embed(previous)
         seg = torch.zeros_like(ids) if segments is None else segments
-        src = self.copy.sources(h, prev, ids, seg)
+        src = self.copy.sources(h, prev, ids, seg, positions)
         kvs.append(src)
         if prefix is not None:
             src = (torch.cat([prefix[-1][0], src[0]], 2), torch.cat([prefix[-1][1], src[1]], 2))
+        q_pos = positions
         if logits_at is not None:
             h, prev = (t.gather(1, logits_at[:, :, None].expand(-1, -1, t.shape[-1]))
                        for t in (h, prev))  # [B, K, d]
+            q_pos = positions.gather(1, logits_at)
             if mask is not None:
                 mask = mask.gather(1, logits_at[:, :, None].expand(-1, -1, mask.shape[-1]))
-        return self.copy(h, prev, self.lm_head(h), src, mask), kvs
+        return self.copy(h, prev, self.lm_head(h), src, mask, q_pos), kvs
 
     def init_weights(self, seed: int, std: float = 0.02) -> None:
         """Random weights (tests, benchmarks): normal(0, std) matrices, unit norms, zero biases."""

@@ -64,7 +64,8 @@ def config_json(cfg: ModelConfig) -> dict[str, Any]:
             "vocab_size": cfg.vocab_size, "rope_theta": cfg.rope_theta, "norm_eps": cfg.norm_eps,
             "qkv_bias": cfg.qkv_bias, "tie_embeddings": cfg.tie_embeddings,
             "mask_token_id": cfg.mask_token_id, "pad_token_id": cfg.pad_token_id,
-            "copy_head": cfg.copy_head, "match_window": cfg.match_window}
+            "copy_head": cfg.copy_head, "match_window": cfg.match_window,
+            **({"key_window": cfg.key_window} if cfg.key_window else {})}
 
 
 def make_tiny_checkpoint(directory: str | Path, layout: str = "agentpair", seed: int = 0,

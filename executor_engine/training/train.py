@@ -8,6 +8,7 @@ checkpoint directory (config.json, tokenizer.json, model.safetensors) at <out>/f
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import random
@@ -49,6 +50,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--match-window", type=int, default=16,
                     help="context tokens each side of a pointer source checked against the "
                          "instruction (0: no instruction-match bias)")
+    ap.add_argument("--key-window", type=int, default=0,
+                    help="tokens before a pointer source and before its query whose match biases "
+                         "the pointer (a form's value after the word for its field); with --init, "
+                         "added to the checkpoint's model, starting inert")
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--pages", type=int, default=4, help="contexts per batch")
     ap.add_argument("--per-page", type=int, default=12, help="examples packed per context")
@@ -66,12 +71,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def model_config(args: argparse.Namespace, tok: Tokenizer) -> ModelConfig:
     if args.init:
-        return read_config(Path(args.init))
+        cfg = read_config(Path(args.init))
+        return dataclasses.replace(cfg, key_window=args.key_window or cfg.key_window)
     pad, mask = tok.token_to_id("<|pad|>"), tok.token_to_id("<|mask|>")
     vocab = -(-tok.get_vocab_size() // 64) * 64
     return ModelConfig("agentpair", args.d_model, args.layers, args.heads, args.kv_heads, args.mlp,
                        vocab, mask, pad, tie_embeddings=True, copy_head=True,
-                       match_window=args.match_window)
+                       match_window=args.match_window, key_window=args.key_window)
 
 
 def load_data(args: argparse.Namespace, out: Path
@@ -179,8 +185,14 @@ def train(args: argparse.Namespace) -> Path:
         step, elapsed = state["step"], state["elapsed"]
         print(f"resumed at step {step}", file=log, flush=True)
     elif args.init:
-        model.load_state_dict(load_model(Path(args.init), torch.device("cpu"),
-                                         torch.float32).state_dict())
+        start = load_model(Path(args.init), torch.device("cpu"), torch.float32).state_dict()
+        added = model.load_state_dict(start, strict=False).missing_keys  # a key-match bias added
+        for name in added:
+            assert name.startswith("copy.key_"), f"{args.init} lacks {name}"
+            param = model.get_parameter(name)
+            with torch.no_grad():
+                param.copy_(torch.ones_like(param) if name in ("copy.key_reach", "copy.key_token", "copy.key_gate.bias")
+                            else torch.zeros_like(param))
         init_arch = json.loads((Path(args.init) / "config.json").read_text()).get("arch")
         print(f"initialised from {args.init} (arch {init_arch}), trained as {args.arch}",
               file=log, flush=True)

@@ -169,3 +169,42 @@ def test_instruction_match_bias_marks_context_sources_near_instruction_tokens() 
     blind = sees_all.clone()
     blind[..., 6:8] = False  # a query of another example: it cannot see this instruction
     assert not head.match_bias(torch.zeros(1, 1, 8), ids, seg, blind).any()
+
+
+def test_key_match_bias_marks_instruction_sources_after_a_word_of_the_querys_key() -> None:
+    from executor_engine.model import CopyHead, ModelConfig
+
+    cfg = ModelConfig("agentpair", 8, 1, 2, 2, 16, 32, 1, 0, copy_head=True, key_window=2)
+    head = CopyHead(cfg)
+    with torch.no_grad():
+        head.key_offsets.copy_(torch.tensor([1.0, 2.0]))  # a match 1 / 2 tokens before the source
+        head.key_gate.weight.zero_()
+        head.key_gate.bias.fill_(1.0)
+    # instruction: word 7 then value 20, word 9 then value 21; canvas: key word 9, then the query
+    ids = torch.tensor([[7, 20, 9, 21, 9, 1]])
+    seg = torch.tensor([[1, 1, 1, 1, 2, 2]])
+    pos = torch.arange(6)[None]
+    sees_all = torch.ones(1, 1, 6, dtype=torch.bool)
+    bias = head.key_bias(torch.zeros(1, 1, 8), ids, seg, pos, torch.tensor([[5]]), sees_all)[0, 0]
+    # the 9 in the instruction matches the query's key: the source after it gets offsets[0], the
+    # one two after it would get offsets[1] but is the canvas's own token
+    assert bias.tolist() == [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    blind = sees_all.clone()
+    blind[..., 4] = False  # a query that cannot see that key word
+    assert not head.key_bias(torch.zeros(1, 1, 8), ids, seg, pos, torch.tensor([[5]]), blind).any()
+
+
+def test_an_added_key_match_starts_inert() -> None:
+    import dataclasses
+
+    from executor_engine.model import DiffusionLM, ModelConfig
+
+    cfg = ModelConfig("agentpair", 16, 1, 2, 2, 32, 32, 1, 0, copy_head=True, match_window=2)
+    plain, keyed = DiffusionLM(cfg), DiffusionLM(dataclasses.replace(cfg, key_window=3))
+    plain.init_weights(0)
+    keyed.load_state_dict(plain.state_dict(), strict=False)
+    with torch.no_grad():
+        keyed.copy.key_offsets.zero_()
+    ids, seg = torch.tensor([[5, 6, 7, 8, 9, 1, 1]]), torch.tensor([[0, 0, 1, 1, 2, 2, 2]])
+    assert torch.allclose(plain(ids, segments=seg)[0], keyed(ids, segments=seg)[0], atol=1e-6)
+    assert len(keyed(ids, segments=seg)[1][-1][1].shape) == 4 and keyed(ids)[1][-1][1].shape[-1] == 3
