@@ -163,11 +163,21 @@ class CopyHead(nn.Module):
             self.match_offsets = nn.Parameter(torch.zeros(2 * cfg.match_window + 1))
             self.match_token = nn.Parameter(torch.ones(cfg.vocab_size))
             self.match_gate = nn.Linear(cfg.d_model, 1)
-        if cfg.key_window:  # inert until trained: every bias starts at 0
-            self.key_offsets = nn.Parameter(torch.zeros(cfg.key_window))
-            self.key_reach = nn.Parameter(torch.ones(cfg.key_window))
-            self.key_token = nn.Parameter(torch.ones(cfg.vocab_size))
+        if cfg.key_window:
+            self.key_offsets = nn.Parameter(torch.empty(cfg.key_window))
+            self.key_reach = nn.Parameter(torch.empty(cfg.key_window))
+            self.key_token = nn.Parameter(torch.empty(cfg.vocab_size))
             self.key_gate = nn.Linear(cfg.d_model, 1)
+            self.start_key_match()
+
+    @torch.no_grad()
+    def start_key_match(self) -> None:
+        """The key-match bias as it starts: 0 everywhere (no place weighs yet), every other weight
+        1, so training moves it from there."""
+        self.key_offsets.zero_()
+        for p in (self.key_reach, self.key_token, self.key_gate.bias):
+            p.fill_(1.0)
+        self.key_gate.weight.zero_()
 
     def sources(self, h: Tensor, prev: Tensor, ids: Tensor, segments: Tensor, positions: Tensor) -> KV:
         """Cache entry of this call's positions: h [B, T, d] final states, prev [B, T, d] the

@@ -187,12 +187,9 @@ def train(args: argparse.Namespace) -> Path:
     elif args.init:
         start = load_model(Path(args.init), torch.device("cpu"), torch.float32).state_dict()
         added = model.load_state_dict(start, strict=False).missing_keys  # a key-match bias added
-        for name in added:
-            assert name.startswith("copy.key_"), f"{args.init} lacks {name}"
-            param = model.get_parameter(name)
-            with torch.no_grad():
-                param.copy_(torch.ones_like(param) if name in ("copy.key_reach", "copy.key_token", "copy.key_gate.bias")
-                            else torch.zeros_like(param))
+        assert all(name.startswith("copy.key_") for name in added), f"{args.init} lacks {added}"
+        if added:
+            model.copy.start_key_match()
         init_arch = json.loads((Path(args.init) / "config.json").read_text()).get("arch")
         print(f"initialised from {args.init} (arch {init_arch}), trained as {args.arch}",
               file=log, flush=True)
