@@ -123,6 +123,9 @@ class FillRequest(BaseModel):
     tied: list[list[str]] = Field(
         default_factory=list, description="groups of pointers that take their values from the same place in "
                                           "their allowed lists (every record's field from one table column)")
+    distinct: list[list[str]] = Field(
+        default_factory=list, description="groups of pointers that take different values (a form's fields, "
+                                          "each given one of the values an instruction quotes)")
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 

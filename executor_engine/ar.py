@@ -108,7 +108,7 @@ class ARDecoder:
 
     def _start(self, req: FillInput) -> _Decode:
         if req.schema is not None:
-            compiled = compile_schema(self.vocab, req.schema, req.allowed, req.tied)
+            compiled = compile_schema(self.vocab, req.schema, req.allowed, req.tied, req.distinct)
         else:
             compiled = compile_template(self.vocab, req.template or "", req.allowed)
         pending = self.vocab.encode(req.instruction + "\n")

@@ -160,6 +160,7 @@ class ChoiceSlot(Slot):
         self.seqs = [s + [vocab.pad_id] * (room - len(s)) for s in seqs]
         self.live = self.seqs  # the sequences that agree with every committed token
         self.tied: list[ChoiceSlot] = []  # choices taking their value from the same place as this one
+        self.apart: list[ChoiceSlot] = []  # choices taking values other than this one's
 
     def commit(self, i: int, tok: int) -> None:
         super().commit(i, tok)
@@ -167,6 +168,10 @@ class ChoiceSlot(Slot):
         places = self.places()
         for other in self.tied:  # they keep to the places still open here
             other.live = [s for k, s in enumerate(other.seqs) if k in places and s in other.live]
+        if len(self.live) == 1:  # settled: the value is no longer the others' to take, unless it is all they have
+            for other in self.apart:
+                rest = [s for s in other.live if s != self.live[0]]
+                other.live = rest or other.live
 
     def places(self) -> set[int]:
         """Where among its values the live ones are."""
@@ -178,6 +183,12 @@ class ChoiceSlot(Slot):
 
     def value(self) -> Any:
         return self.values[self.seqs.index(list(self.tokens))]
+
+
+def set_apart(slots: list[ChoiceSlot]) -> None:
+    """These choices take different values: one that settles takes its value from the others."""
+    for slot in slots:
+        slot.apart = [other for other in slots if other is not slot]
 
 
 def tie(slots: list[ChoiceSlot]) -> None:

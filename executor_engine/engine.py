@@ -38,6 +38,7 @@ class FillInput:
     template: str | None = None
     allowed: dict[str, list[Any]] = field(default_factory=dict)  # JSON pointer -> values
     tied: list[list[str]] = field(default_factory=list)  # pointers taking the same place in their allowed lists
+    distinct: list[list[str]] = field(default_factory=list)  # pointers taking different values
 
 
 @dataclass
@@ -160,7 +161,7 @@ class Engine:
         if (req.schema is None) == (req.template is None):
             raise ValueError("a fill request carries either a schema or a template")
         if req.schema is not None:
-            compiled = compile_schema(self.vocab, req.schema, req.allowed, req.tied)
+            compiled = compile_schema(self.vocab, req.schema, req.allowed, req.tied, req.distinct)
         else:
             compiled = compile_template(self.vocab, req.template or "", req.allowed)
         return _Job(index, req.context, compiled, sampler.start(compiled.canvas),

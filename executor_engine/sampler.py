@@ -173,7 +173,8 @@ class _BlockSampler:
         for slot, qs in choices:
             at = torch.tensor([row[q] for q in qs])  # [m]
             seqs = torch.tensor([[seq[p.canvas.owner[q][1]] for q in qs] for seq in slot.live])  # [C, m]
-            scored[id(slot)] = (qs, seqs, logp[at[None, :], seqs].sum(-1), logp[at[0], seqs[:, 0]])  # [C], [C]
+            scored[id(slot)] = (qs, seqs, logp[at[None, :], seqs].sum(-1), logp[at[0], seqs[:, 0]],  # [C], [C]
+                                list(slot.live))
         n, done = 0, set()
         for slot, _ in choices:
             if id(slot) in done:
@@ -185,7 +186,8 @@ class _BlockSampler:
             best = int(probs.argmax())
             first = int(sum(scored[id(s)][3] for s in group).argmax())  # the value a token-by-token pick would start
             if float(probs[best]) >= self.choice_threshold and \
-                    all(scored[id(s)][1][best, 0] == scored[id(s)][1][first, 0] for s in group):
+                    all(scored[id(s)][1][best, 0] == scored[id(s)][1][first, 0] for s in group) and \
+                    all(scored[id(s)][4][best] in s.live for s in group):  # not taken this pass by a distinct one
                 for s in group:
                     qs, seqs = scored[id(s)][:2]
                     for q, tok in zip(qs, seqs[best].tolist()):
@@ -213,7 +215,7 @@ class _BlockSampler:
                 if not ok[tok]:
                     tok = int(noisy[i].masked_fill(~ok, -torch.inf).argmax())
             p.canvas.commit(positions[i], tok)
-            touched |= {id(s) for s in (slot, *getattr(slot, "tied", ()))}
+            touched |= {id(s) for s in (slot, *getattr(slot, "tied", ()), *getattr(slot, "apart", ()))}
         return chosen
 
     def _select(self, p: Progress, conf: Tensor) -> list[int]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from executor_engine.canvas import Canvas, ChoiceSlot, NumberSlot, Slot, TextSlot, Vocab, tie
+from executor_engine.canvas import Canvas, ChoiceSlot, NumberSlot, Slot, TextSlot, Vocab, set_apart, tie
 
 HOLE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)(?::(\d+))?\}\}")
 HOLE_ROOM = 16  # tokens of a hole written without a size
@@ -91,9 +91,10 @@ def compile_template(vocab: Vocab, template: str, allowed: dict[str, list[Any]])
 
 
 def compile_schema(vocab: Vocab, schema: dict[str, Any], allowed: dict[str, list[Any]],
-                   tied: list[list[str]] = ()) -> Compiled:
+                   tied: list[list[str]] = (), distinct: list[list[str]] = ()) -> Compiled:
     """A JSON schema (objects, arrays, strings, numbers, booleans, enums) as a canvas; each group
-    of `tied` pointers (choices with as many values) takes values from one place in their lists."""
+    of `tied` pointers (choices with as many values) takes values from one place in their lists,
+    each group of `distinct` pointers (choices) takes different values."""
     c = _SchemaCompiler(vocab, schema, allowed)
     decode = c.node(schema, "")
     unknown = set(allowed) - c.used
@@ -105,6 +106,11 @@ def compile_schema(vocab: Vocab, schema: dict[str, Any], allowed: dict[str, list
                 any(len(s.values) != len(allowed[p]) for s, p in zip(slots, group)):
             raise TemplateError(f"tied pointers are not choices with as many distinct values: {group}")
         tie(slots)
+    for group in distinct:
+        apart = [c.choices.get(p) for p in group]
+        if None in apart:
+            raise TemplateError(f"distinct pointers are not all choices: {group}")
+        set_apart(apart)
     return Compiled(c.canvas, decode)
 
 

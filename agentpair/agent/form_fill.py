@@ -1,6 +1,6 @@
 """A whole form filled from one instruction: one fill with a key per text field of the page,
-each offered every value the instruction quotes; which quoted value is whose is the executor's
-decision, all of them in the same fill (a bulk fill of independent choices)."""
+each offered every value the instruction quotes, no two fields the same one; which quoted value is
+whose is the executor's decision, all of them in the same fill."""
 
 from __future__ import annotations
 
@@ -45,5 +45,6 @@ def form_fill(instruction: str, context: str, observation: Observation) -> tuple
     names, roles = ref_names(observation.snapshot), ref_roles(observation.snapshot)
     refs = [r for r in observation.refs if roles.get(r) in TEXT_FIELDS and names.get(r)]
     schema, allowed = form_request_parts([names[r] for r in refs], instruction)
-    request = FillRequest(kind="extract", instruction=instruction, context=context, schema=schema, allowed=allowed)
+    request = FillRequest(kind="extract", instruction=instruction, context=context, schema=schema, allowed=allowed,
+                          distinct=[list(allowed)] if len(allowed) > 1 else [])  # each quoted value is one field's
     return request, dict(zip(schema["properties"], refs))

@@ -130,7 +130,7 @@ def _unframed(r: FillRequest) -> tuple[FillInput, str, list[str]]:
     allowed = dict(r.allowed)
     prefixes = {m.group(1) for m in CONTEXT_REF.finditer(r.context)}
     if r.template is not None or len(prefixes) != 1 or None in prefixes:
-        return FillInput(r.instruction, r.context, r.schema_, r.template, allowed, r.tied), "", []
+        return FillInput(r.instruction, r.context, r.schema_, r.template, allowed, r.tied, r.distinct), "", []
     prefix = prefixes.pop()
     framed = re.compile(re.escape(prefix) + PLAIN_REF.pattern)
     pointers = [p for p, values in allowed.items()
@@ -138,7 +138,7 @@ def _unframed(r: FillRequest) -> tuple[FillInput, str, list[str]]:
     for p in pointers:
         allowed[p] = [v[len(prefix):] for v in allowed[p]]
     context = r.context.replace(f"[ref={prefix}e", "[ref=e")
-    return FillInput(r.instruction, context, r.schema_, None, allowed, r.tied), prefix, pointers
+    return FillInput(r.instruction, context, r.schema_, None, allowed, r.tied, r.distinct), prefix, pointers
 
 
 def _reframed(value: Any, parts: list[str], prefix: str) -> Any:

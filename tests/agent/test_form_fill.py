@@ -36,3 +36,6 @@ def test_the_fill_covers_the_pages_text_fields_only_and_maps_each_key_to_its_ref
     assert request.kind == "extract" and request.context == "context"
     assert refs == {"first_name": "e2", "postal_code": "e3", "postal_code_2": "e6"}
     assert request.allowed["/postal_code_2"] == ["Ada", "75001"]
+    assert request.distinct == [["/first_name", "/postal_code", "/postal_code_2"]]  # no two fields the same value
+    one_field = Observation(url="http://x.test/r", title="R", snapshot=FORM, text="", refs=["e2"])
+    assert form_fill('first name "Ada"', "context", one_field)[0].distinct == []  # nothing to keep apart

@@ -108,3 +108,36 @@ def test_a_tied_choice_narrowed_within_a_step_keeps_to_its_ties_place(engines: d
         sampler.step(progress, logits[: len(sampler.read(progress))])
         logits = torch.zeros(len(sampler.read(progress)) or 1, len(vocab.texts))
     assert (first.value(), second.value()) == ("Ada", "Cy")  # the later commit follows the earlier one's place
+
+
+def test_distinct_choices_never_share_a_value(engines: dict[str, Engine]) -> None:
+    names = NAMES[:4]
+    schema = {"type": "object", "properties": {k: {"type": "string"} for k in ("a", "b", "c", "d")},
+              "required": ["a", "b", "c", "d"]}
+    req = FillInput("Fill in a, b, c and d: " + ", ".join(f'"{n}"' for n in names), "", schema,
+                    allowed={f"/{k}": names for k in "abcd"}, distinct=[[f"/{k}" for k in "abcd"]])
+    decoder = ARDecoder.load(WEIGHTS / "executor-ar", device="cpu")
+    outs = [*engines["agentpair"].fill([req], ThresholdSampler(threshold=0.9)),
+            *engines["agentpair"].fill([req], ThresholdSampler(threshold=0.0, choice_threshold=1.01)),
+            *decoder.fill([req])]
+    for out in outs:
+        assert out.error is None and sorted(out.value.values()) == sorted(names)  # each value once
+    bad = FillInput(req.instruction, "", {**schema, "properties": {**schema["properties"], "e": {"type": "integer"}}},
+                    allowed=req.allowed, distinct=[["/a", "/e"]])
+    [out] = engines["agentpair"].fill([bad])
+    assert out.error and "distinct pointers" in out.error
+
+
+def test_a_settled_choice_leaves_its_value_to_no_other_unless_it_is_all_they_have(engines: dict[str, Engine]) -> None:
+    from executor_engine.canvas import Canvas, ChoiceSlot, set_apart
+
+    vocab = engines["agentpair"].vocab
+    canvas = Canvas(vocab)
+    slots = [canvas.add_slot(ChoiceSlot(vocab, v, v)) for v in (["Ada", "Bea"], ["Ada", "Bea"], ["Ada"])]
+    set_apart(slots)
+    first = min(q for q, (s, _) in canvas.owner.items() if s is slots[0])
+    for q in sorted(q for q, (s, _) in canvas.owner.items() if s is slots[0]):
+        canvas.commit(q, slots[0].seqs[0][q - first])  # the first settles on Ada
+    assert slots[0].value() == "Ada"
+    assert [s for s in slots[1].live] == [slots[1].seqs[1]]  # Bea is all the second may take
+    assert slots[2].live == [slots[2].seqs[0]]  # the third had nothing else: it keeps Ada
