@@ -98,6 +98,7 @@ class _BlockSampler:
     seed: int = 0
     whole_choices: bool = False  # score a choice's values over all their positions at once
     choice_threshold: float = 0.99  # a value scored whole is surer: its tokens' marginals are multiplied
+    apart_threshold: float = 0.5  # a distinct group's pair (choice, value) is committed this likely
 
     def start(self, canvas: Canvas) -> Progress:
         p = Progress(canvas, forced=canvas.commit_forced())
@@ -175,7 +176,7 @@ class _BlockSampler:
             seqs = torch.tensor([[seq[p.canvas.owner[q][1]] for q in qs] for seq in slot.live])  # [C, m]
             scored[id(slot)] = (qs, seqs, logp[at[None, :], seqs].sum(-1), logp[at[0], seqs[:, 0]],  # [C], [C]
                                 list(slot.live))
-        n, done = 0, set()
+        n, done = self._settle_apart(p, scored, choices)
         for slot, _ in choices:
             if id(slot) in done:
                 continue
@@ -186,14 +187,43 @@ class _BlockSampler:
             best = int(probs.argmax())
             first = int(sum(scored[id(s)][3] for s in group).argmax())  # the value a token-by-token pick would start
             if float(probs[best]) >= self.choice_threshold and \
-                    all(scored[id(s)][1][best, 0] == scored[id(s)][1][first, 0] for s in group) and \
-                    all(scored[id(s)][4][best] in s.live for s in group):  # not taken this pass by a distinct one
+                    all(scored[id(s)][1][best, 0] == scored[id(s)][1][first, 0] for s in group):
                 for s in group:
                     qs, seqs = scored[id(s)][:2]
                     for q, tok in zip(qs, seqs[best].tolist()):
                         p.canvas.commit(q, tok)
                     n += len(qs)
         return n
+
+    def _settle_apart(self, p: Progress, scored: dict[int, tuple], choices: list[tuple[ChoiceSlot, list[int]]]
+                      ) -> tuple[int, set[int]]:
+        """The open choices of each distinct group, from this one forward: the likeliest pair
+        (choice, value) first, then the likeliest of the rest whose choice and value are both still
+        free, and so on (a greedy assignment); each pair whose value has at least apart_threshold
+        of its choice's probability is committed whole. Returns the tokens, and the choices settled
+        or left for the next forward (not scored alone this step)."""
+        n, done = 0, set()
+        for slot, _ in choices:
+            group = [s for s in (slot, *slot.apart) if id(s) in scored and id(s) not in done]
+            if not slot.apart or len(group) < 2:
+                continue
+            done |= {id(s) for s in group}
+            pairs = sorted(((prob, k, tuple(scored[id(s)][4][i])) for k, s in enumerate(group)
+                            for i, prob in enumerate(F.softmax(scored[id(s)][2], -1).tolist())), reverse=True)
+            settled: dict[int, tuple[float, tuple[int, ...]]] = {}  # place in group -> (probability, value)
+            taken: set[tuple[int, ...]] = set()
+            for prob, k, value in pairs:
+                if k not in settled and value not in taken:
+                    settled[k] = (prob, value)
+                    taken.add(value)
+            for k, (prob, value) in settled.items():
+                s = group[k]
+                if prob >= self.apart_threshold and list(value) in s.live:  # a settled choice may have taken it
+                    qs = scored[id(s)][0]
+                    for q in qs:
+                        p.canvas.commit(q, value[p.canvas.owner[q][1]])
+                    n += len(qs)
+        return n, done
 
     def _commit_positions(self, p: Progress, positions: list[int], logits: Tensor) -> list[int]:
         """Commit tokens at these positions from their logits [n, V]; returns the chosen rows."""

@@ -141,3 +141,29 @@ def test_a_settled_choice_leaves_its_value_to_no_other_unless_it_is_all_they_hav
     assert slots[0].value() == "Ada"
     assert [s for s in slots[1].live] == [slots[1].seqs[1]]  # Bea is all the second may take
     assert slots[2].live == [slots[2].seqs[0]]  # the third had nothing else: it keeps Ada
+
+
+def test_a_distinct_group_is_settled_together_the_likeliest_pair_first(engines: dict[str, Engine]) -> None:
+    import math
+
+    from executor_engine.canvas import Canvas, ChoiceSlot, set_apart
+
+    vocab = engines["agentpair"].vocab
+    canvas = Canvas(vocab)
+    names = ["Ada", "Bea", "Cy"]
+    slots = [canvas.add_slot(ChoiceSlot(vocab, names, names)) for _ in range(3)]
+    set_apart(slots)
+    # the first wants Ada (0.9); the second Ada too (0.55), else Bea (0.4); the third Cy (0.8)
+    wanted = [{"Ada": 0.9, "Bea": 0.05, "Cy": 0.05}, {"Ada": 0.55, "Bea": 0.4, "Cy": 0.05},
+              {"Ada": 0.1, "Bea": 0.1, "Cy": 0.8}]
+    sampler = ThresholdSampler(threshold=0.9, whole_choices=True)
+    progress = sampler.start(canvas)
+    read = sampler.read(progress)
+    logits = torch.zeros(len(read), len(vocab.texts))
+    for slot, probs in zip(slots, wanted):
+        row = read.index(min(q for q, (s, _) in canvas.owner.items() if s is slot))
+        for name, prob in probs.items():
+            logits[row, slot.seqs[names.index(name)][0]] = 20 + math.log(prob)
+    sampler.step(progress, logits)
+    assert progress.done and progress.nfe == 1  # Ada and Cy settled, which leaves Bea the second's only value
+    assert [s.value() for s in slots] == ["Ada", "Bea", "Cy"]
