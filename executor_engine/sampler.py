@@ -174,8 +174,7 @@ class _BlockSampler:
         for slot, qs in choices:
             at = torch.tensor([row[q] for q in qs])  # [m]
             seqs = torch.tensor([[seq[p.canvas.owner[q][1]] for q in qs] for seq in slot.live])  # [C, m]
-            scored[id(slot)] = (qs, seqs, logp[at[None, :], seqs].sum(-1), logp[at[0], seqs[:, 0]],  # [C], [C]
-                                list(slot.live))
+            scored[id(slot)] = (qs, seqs, logp[at[None, :], seqs].sum(-1), logp[at[0], seqs[:, 0]])  # [C], [C]
         n, done = self._settle_apart(p, scored, choices)
         for slot, _ in choices:
             if id(slot) in done:
@@ -202,13 +201,14 @@ class _BlockSampler:
         free, and so on (a greedy assignment); each pair whose value has at least apart_threshold
         of its choice's probability is committed whole. Returns the tokens, and the choices settled
         or left for the next forward (not scored alone this step)."""
+        live = {id(s): list(s.live) for s, _ in choices}  # as scored: nothing is committed yet this step
         n, done = 0, set()
         for slot, _ in choices:
             group = [s for s in (slot, *slot.apart) if id(s) in scored and id(s) not in done]
             if not slot.apart or len(group) < 2:
                 continue
             done |= {id(s) for s in group}
-            pairs = sorted(((prob, k, tuple(scored[id(s)][4][i])) for k, s in enumerate(group)
+            pairs = sorted(((prob, k, tuple(live[id(s)][i])) for k, s in enumerate(group)
                             for i, prob in enumerate(F.softmax(scored[id(s)][2], -1).tolist())), reverse=True)
             settled: dict[int, tuple[float, tuple[int, ...]]] = {}  # place in group -> (probability, value)
             taken: set[tuple[int, ...]] = set()
@@ -218,7 +218,7 @@ class _BlockSampler:
                     taken.add(value)
             for k, (prob, value) in settled.items():
                 s = group[k]
-                if prob >= self.apart_threshold and list(value) in s.live:  # a settled choice may have taken it
+                if prob >= self.apart_threshold and list(value) in s.live:  # a tie's commit may have narrowed it
                     qs = scored[id(s)][0]
                     for q in qs:
                         p.canvas.commit(q, value[p.canvas.owner[q][1]])
