@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -75,6 +75,16 @@ def generate(
                 idx = torch.topk(conf[j], k=counts[j][s]).indices
                 x[j, idx] = x0[j, idx]
     return x
+
+
+class Scored(NamedTuple):
+    """A choice's open values as one forward scores them whole."""
+
+    positions: list[int]  # its masked canvas positions [m]
+    seqs: Tensor  # its live values' tokens there [C, m]
+    total: Tensor  # each value's log-probability, summed over the positions [C]
+    first: Tensor  # each value's first token's [C]
+    places: set[int]  # where in its values the live ones are
 
 
 @dataclass
@@ -174,42 +184,46 @@ class _BlockSampler:
         for slot, qs in choices:
             at = torch.tensor([row[q] for q in qs])  # [m]
             seqs = torch.tensor([[seq[p.canvas.owner[q][1]] for q in qs] for seq in slot.live])  # [C, m]
-            scored[id(slot)] = (qs, seqs, logp[at[None, :], seqs].sum(-1), logp[at[0], seqs[:, 0]])  # [C], [C]
+            scored[id(slot)] = Scored(qs, seqs, logp[at[None, :], seqs].sum(-1), logp[at[0], seqs[:, 0]],
+                                      slot.places())
         n, done = self._settle_apart(p, scored, choices)
         for slot, _ in choices:
             if id(slot) in done:
                 continue
-            group = [s for s in (slot, *slot.tied) if id(s) in scored]  # tied: every record's evidence summed
+            group = _aligned(slot, scored)  # tied: every record's evidence summed
             done |= {id(s) for s in group}
-            scores = sum(scored[id(s)][2] for s in group)
+            scores = sum(scored[id(s)].total for s in group)
             probs = F.softmax(scores, dim=-1)
             best = int(probs.argmax())
-            first = int(sum(scored[id(s)][3] for s in group).argmax())  # the value a token-by-token pick would start
+            first = int(sum(scored[id(s)].first for s in group).argmax())  # the value a token-by-token pick would start
             if float(probs[best]) >= self.choice_threshold and \
-                    all(scored[id(s)][1][best, 0] == scored[id(s)][1][first, 0] for s in group):
+                    all(scored[id(s)].seqs[best, 0] == scored[id(s)].seqs[first, 0] for s in group):
                 for s in group:
-                    qs, seqs = scored[id(s)][:2]
+                    qs, seqs = scored[id(s)].positions, scored[id(s)].seqs
                     for q, tok in zip(qs, seqs[best].tolist()):
                         p.canvas.commit(q, tok)
                     n += len(qs)
         return n
 
-    def _settle_apart(self, p: Progress, scored: dict[int, tuple], choices: list[tuple[ChoiceSlot, list[int]]]
+    def _settle_apart(self, p: Progress, scored: dict[int, Scored], choices: list[tuple[ChoiceSlot, list[int]]]
                       ) -> tuple[int, set[int]]:
-        """The open choices of each distinct group, from this one forward: the likeliest pair
-        (choice, value) first, then the likeliest of the rest whose choice and value are both still
-        free, and so on (a greedy assignment); each pair whose value has at least apart_threshold
-        of its choice's probability is committed whole. Returns the tokens, and the choices settled
-        or left for the next forward (not scored alone this step)."""
+        """The open choices of each distinct group, from this one forward (a tied one scored with its
+        ties' evidence summed, as alone): the likeliest pair (choice, value) first, then the likeliest
+        of the rest whose choice and value are both still free, and so on (a greedy assignment); each
+        pair whose value has at least apart_threshold of its choice's probability is committed whole.
+        Returns the tokens, and the choices settled or left for the next forward (not scored alone
+        this step)."""
         live = {id(s): list(s.live) for s, _ in choices}  # as scored: nothing is committed yet this step
         n, done = 0, set()
         for slot, _ in choices:
             group = [s for s in (slot, *slot.apart) if id(s) in scored and id(s) not in done]
             if not slot.apart or len(group) < 2:
                 continue
-            done |= {id(s) for s in group}
+            ties = [_aligned(s, scored) for s in group]  # a tied one: all its records' evidence
+            done |= {id(t) for s in group for t in (s, *s.tied)}  # its ties follow it when it commits
             pairs = sorted(((prob, k, tuple(live[id(s)][i])) for k, s in enumerate(group)
-                            for i, prob in enumerate(F.softmax(scored[id(s)][2], -1).tolist())), reverse=True)
+                            for i, prob in enumerate(F.softmax(sum(scored[id(t)].total for t in ties[k]), -1).tolist())),
+                           reverse=True)
             settled: dict[int, tuple[float, tuple[int, ...]]] = {}  # place in group -> (probability, value)
             taken: set[tuple[int, ...]] = set()
             for prob, k, value in pairs:
@@ -219,7 +233,7 @@ class _BlockSampler:
             for k, (prob, value) in settled.items():
                 s = group[k]
                 if prob >= self.apart_threshold and list(value) in s.live:  # a tie's commit may have narrowed it
-                    qs = scored[id(s)][0]
+                    qs = scored[id(s)].positions
                     for q in qs:
                         p.canvas.commit(q, value[p.canvas.owner[q][1]])
                     n += len(qs)
@@ -250,6 +264,13 @@ class _BlockSampler:
 
     def _select(self, p: Progress, conf: Tensor) -> list[int]:
         raise NotImplementedError
+
+
+def _aligned(slot: ChoiceSlot, scored: dict[int, Scored]) -> list[ChoiceSlot]:
+    """The choice and those of its ties scored this step over the same places (a distinct
+    partner's settling can narrow one record's choice ahead of its ties')."""
+    places = scored[id(slot)].places
+    return [slot, *(t for t in slot.tied if id(t) in scored and scored[id(t)].places == places)]
 
 
 @dataclass(frozen=True)

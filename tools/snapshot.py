@@ -90,8 +90,15 @@ def page_texts(snapshot: str) -> list[str]:
     return _said(parse_elements(snapshot))
 
 
-def _said(nodes: list[Element]) -> list[str]:
-    return [t for node in _walk(nodes) if not node.role.startswith("/") for t in (node.name, node.value) if t]
+def _said(nodes: list[Element], skip: tuple[str, ...] = ()) -> list[str]:
+    """The names and values of these elements and all inside them, but for elements of the roles
+    in `skip` (and what is inside those)."""
+    out: list[str] = []
+    for node in nodes:
+        if node.role not in skip:
+            out += [t for t in (node.name, node.value) if t and not node.role.startswith("/")]
+            out += _said(node.children, skip)
+    return out
 
 
 CELLS = {"cell", "gridcell", "columnheader", "rowheader"}
@@ -217,9 +224,10 @@ def first_items(snapshot: str) -> list[str]:
 
 def list_items(snapshot: str) -> list[list[list[str]]]:
     """The snapshot's lists, each a list of its items, each item what it says split into its parts
-    ("Melville · Audiobook, 2004" -> two)."""
-    return [[[part for text in _said([item]) for part in PART_BREAK.split(text)] for item in node.children
-             if item.role == "listitem"] for node in walk_elements(snapshot) if node.role == "list"]
+    ("Melville · Audiobook, 2004" -> two); its buttons' labels are what it does, not what it says."""
+    return [[[part for text in _said([item], skip=("button",)) for part in PART_BREAK.split(text)]
+             for item in node.children if item.role == "listitem"]
+            for node in walk_elements(snapshot) if node.role == "list"]
 
 
 def list_headings(snapshot: str) -> list[list[str]]:

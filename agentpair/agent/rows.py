@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentpair.agent.units import NAMING, label_words, numbers_in_unit, page_numbers, word_set
+from agentpair.agent.units import DATE_PARTS, NAMING, label_words, numbers_in_unit, page_numbers, without_dates, word_set
 from agentpair.tools.snapshot import body_rows, list_headings, list_items, table_rows
 
 MAX_ROWS = 40  # the most items a bulk extraction reads (its canvas grows with every row)
@@ -89,7 +89,8 @@ def row_cells(row: list[str], field: str, columns: dict[str, int], width: int) -
 
 def row_offers(row: list[str], name: str, prop: dict[str, Any]) -> list[Any]:
     """What one row offers a field: for a string, each of its texts; for a number, the numbers it
-    shows (in the field's unit where its name ends with one the row shows); none for other kinds,
+    shows (in the field's unit where its name ends with one the row shows), not those of a date
+    unless the field's name asks for one (a year, a day); none for other kinds,
     or where the schema pins the value down (enum, const, pattern, format)."""
     if {"enum", "const", "pattern", "format"} & set(prop):
         return []
@@ -98,13 +99,14 @@ def row_offers(row: list[str], name: str, prop: dict[str, Any]) -> list[Any]:
         lo, hi = prop.get("minLength", 0), prop.get("maxLength", 10**6)
         return [t for t in dict.fromkeys(row) if t and lo <= len(t) <= hi]
     if kind in ("integer", "number"):
+        row = row if label_words(name) & DATE_PARTS else without_dates(row)  # no count read off a date
         shown = numbers_in_unit(row, name) or page_numbers(row)
         values = [int(n) for n in shown if "." not in n] if kind == "integer" else [float(n) for n in shown]
         return [v for v in dict.fromkeys(values) if prop.get("minimum", v) <= v <= prop.get("maximum", v)]
     return []
 
 
-Bulk = tuple[dict[str, Any], dict[str, list[Any]], list[list[str]]]
+Bulk = tuple[dict[str, Any], dict[str, list[Any]], list[list[str]], list[list[str]]]
 
 
 def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
@@ -112,10 +114,12 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
     its own minItems and maxItems, at most MAX_ROWS); what each item's fields may be, keyed as the
     executor's `allowed` ("/orders/3/total_usd"); and, for a string field no header names, its
     pointers tied: every record takes it from the same column, or the same part of its list item
-    where the items have as many parts (the executor's `tied`). The schema unchanged where no
-    array of objects is asked for or the page shows no rows."""
+    where the items have as many parts (the executor's `tied`); and each record's string fields
+    read off its row kept apart: no two take the same text (the executor's `distinct`). The schema
+    unchanged where no array of objects is asked for or the page shows no rows."""
     allowed: dict[str, list[Any]] = {}
     tied: list[list[str]] = []
+    distinct: list[list[str]] = []
     for holder, items in row_arrays(schema):
         props = items["properties"]
         rows, header, headings = page_rows(snapshot, list(props))
@@ -127,6 +131,7 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
         schema = sized if holder is None else {**schema, "properties": {**schema["properties"], holder: sized}}
         columns, base = named_columns(header, props, rows[:n]), "" if holder is None else pointer_child("", holder)
         width = len(header) if header else len(rows[0]) if len({len(row) for row in rows}) == 1 else -1
+        records: list[list[str]] = [[] for _ in rows[:n]]  # each record's string fields offered texts
         for name, prop in props.items():
             column = []
             words = label_words(name)
@@ -137,6 +142,8 @@ def bulk_values(snapshot: str, schema: dict[str, Any]) -> Bulk:
                 if isinstance(prop, dict) and (offers := row_offers(cells, name, prop)):
                     allowed[at] = offers
                     column += [at] if len(row) == width and offers == cells else []
+                    records[i] += [at] if prop.get("type") == "string" else []
             if name not in columns and not titled and len(column) > 1 and len({len(allowed[p]) for p in column}) == 1:
                 tied.append(column)
-    return schema, allowed, tied
+        distinct += [record for record in records if len(record) > 1]
+    return schema, allowed, tied, distinct

@@ -54,9 +54,10 @@ def fill_requests(step: Step, context: str, observation: Observation, toolbox: T
         return [FillRequest(kind="tool_args", instruction=step.instruction, context=context, schema=schema,
                             allowed=allowed_values(observation, schema, step.instruction, secret_names))]
     if step.kind == "extract":
-        schema, rows, tied = bulk_values(observation.snapshot, step.schema_ or {})
+        schema, rows, tied, distinct = bulk_values(observation.snapshot, step.schema_ or {})
         return [FillRequest(kind="extract", instruction=step.instruction, context=context, schema=schema,
-                            allowed={**page_values(observation, schema, step.instruction), **rows}, tied=tied)]
+                            allowed={**page_values(observation, schema, step.instruction), **rows}, tied=tied,
+                            distinct=distinct)]
     shown = shown_template(observation.text)  # a template the page shows is the one to fill
     template = with_holes(shown, step.template) if shown else step.template
     requests = [FillRequest(kind="code", instruction=step.instruction, context=context, template=template,

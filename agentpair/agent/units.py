@@ -17,12 +17,24 @@ UNITS = {"usd": (r"\$|US\$", r"USD|dollars?"), "eur": ("€", "€|EUR|euros?"),
          "min": ("", "min|minutes?"), "minutes": ("", "min|minutes?"), "days": ("", "days?"),
          "years": ("", "years?|yrs?"), "pct": ("", "%|percent"), "percent": ("", "%|percent")}
 
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+          r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+DATE = re.compile(rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b"
+                  rf"|\b{_MONTH}\s+\d{{1,2}}(?:,?\s+\d{{4}})?\b|\b\d{{1,2}}\s+{_MONTH}(?:\s+\d{{4}})?\b", re.IGNORECASE)
+DATE_PARTS = frozenset({"year", "month", "day", "date"})  # a field asking for (a part of) a date
+
 NAMING = frozenset({"name", "title", "product", "model"})  # a field asking what a thing is called
 
 
 def page_numbers(texts: list[str]) -> list[str]:
     """The numbers the texts show, in order, commas dropped."""
     return [n.replace(",", "") for text in texts for n in NUMBER.findall(text)]
+
+
+def without_dates(texts: list[str]) -> list[str]:
+    """The texts with the dates they show cut out ("16 Jul", "July 4, 2025", "2025-07-04",
+    "07/04/2025"), so that their numbers are not read as counts or amounts."""
+    return [DATE.sub(" ", text) for text in texts]
 
 
 def label_words(field: str) -> set[str]:

@@ -46,9 +46,11 @@ CARDS = """- list:
   - listitem:
     - heading "Blue mug" [level=3]
     - paragraph: Shipped · 2.5 kg
+    - button "View" [ref=e1]
   - listitem:
     - heading "Red lamp" [level=3]
     - paragraph: Pending · 4 kg
+    - button "View" [ref=e2]
 """
 ORDER = {"type": "object", "required": ["customer", "total_usd", "qty"],
          "properties": {"customer": {"type": "string"}, "total_usd": {"type": "number"}, "qty": {"type": "integer"}}}
@@ -56,7 +58,7 @@ ORDER = {"type": "object", "required": ["customer", "total_usd", "qty"],
 
 def test_an_array_under_a_property_is_sized_to_the_table_and_offered_each_rows_own_values() -> None:
     schema = {"type": "object", "properties": {"orders": {"type": "array", "items": ORDER}}}
-    sized, allowed, _ = bulk_values(TABLE, schema)
+    sized, allowed, *_ = bulk_values(TABLE, schema)
     assert sized["properties"]["orders"]["minItems"] == sized["properties"]["orders"]["maxItems"] == 3
     assert allowed["/orders/1/customer"] == ["Alan Turing"]  # the row's cell in the column the header names
     assert allowed["/orders/0/total_usd"] == [1204.5]
@@ -67,7 +69,7 @@ def test_an_array_under_a_property_is_sized_to_the_table_and_offered_each_rows_o
 def test_a_field_no_header_names_chooses_among_the_cells_no_other_field_claims() -> None:
     item = {"type": "object", "properties": {"buyer": {"type": "string"}, "units": {"type": "integer"},
                                              "total_usd": {"type": "number"}}}
-    _, allowed, tied = bulk_values(TABLE, {"type": "array", "items": item})
+    _, allowed, tied, _ = bulk_values(TABLE, {"type": "array", "items": item})
     assert allowed["/1/buyer"] == ["Alan Turing", "12"]  # not the Total column's "$88.00": total_usd has it
     assert allowed["/1/units"] == [12]  # the numbers of the unclaimed cells
     assert allowed["/1/total_usd"] == [88.0]
@@ -77,19 +79,19 @@ def test_a_field_no_header_names_chooses_among_the_cells_no_other_field_claims()
 def test_a_header_sharing_a_word_with_a_field_names_it_where_its_cells_fit_the_field() -> None:
     item = {"type": "object", "properties": {"customer_name": {"type": "string"}, "total_amount": {"type": "number"},
                                              "qty": {"type": "integer"}}}
-    _, allowed, tied = bulk_values(TABLE, {"type": "array", "items": item})
+    _, allowed, tied, _ = bulk_values(TABLE, {"type": "array", "items": item})
     assert allowed["/1/customer_name"] == ["Alan Turing"]  # "Customer" shares a word and shows names
     assert allowed["/1/qty"] == [12]
     assert allowed["/1/total_amount"] == [88.0]
     assert tied == []
     mixed = {"type": "object", "properties": {"customer_count": {"type": "integer"}, "total_usd": {"type": "number"}}}
-    _, allowed, _ = bulk_values(TABLE, {"type": "array", "items": mixed})
+    _, allowed, *_ = bulk_values(TABLE, {"type": "array", "items": mixed})
     assert allowed["/1/customer_count"] == [12]  # no number in the Customer column: the unclaimed cells'
 
 
 def test_a_top_level_array_reads_a_list_of_cards_where_no_table_names_its_fields() -> None:
     item = {"type": "object", "properties": {"item": {"type": "string"}, "weight_kg": {"type": "number"}}}
-    sized, allowed, _ = bulk_values(CARDS, {"type": "array", "items": item})
+    sized, allowed, *_ = bulk_values(CARDS, {"type": "array", "items": item})
     assert sized["minItems"] == sized["maxItems"] == 2
     assert allowed["/1/item"] == ["Red lamp", "Pending", "4 kg"]  # the card's parts
     assert allowed["/1/weight_kg"] == [4.0]
@@ -97,13 +99,13 @@ def test_a_top_level_array_reads_a_list_of_cards_where_no_table_names_its_fields
 
 def test_a_lists_items_of_as_many_parts_tie_a_field_to_one_part() -> None:
     item = {"type": "object", "properties": {"item": {"type": "string"}, "state": {"type": "string"}}}
-    _, allowed, tied = bulk_values(CARDS, {"type": "array", "items": item})
+    _, allowed, tied, _ = bulk_values(CARDS, {"type": "array", "items": item})
     assert tied == [["/0/item", "/1/item"], ["/0/state", "/1/state"]]
 
 
 def test_a_field_asking_what_a_thing_is_called_takes_each_cards_heading() -> None:
     item = {"type": "object", "properties": {"product_name": {"type": "string"}, "state": {"type": "string"}}}
-    _, allowed, tied = bulk_values(CARDS, {"type": "array", "items": item})
+    _, allowed, tied, _ = bulk_values(CARDS, {"type": "array", "items": item})
     assert allowed["/0/product_name"] == ["Blue mug"] and allowed["/1/product_name"] == ["Red lamp"]
     assert tied == [["/0/state", "/1/state"]]
     ragged = CARDS.replace("Pending · 4 kg", "4 kg")
@@ -118,22 +120,39 @@ def test_the_table_whose_header_names_the_fields_wins_over_a_longer_list() -> No
 
 
 def test_the_schemas_own_bounds_and_the_row_limit_hold() -> None:
-    sized, _, _ = bulk_values(TABLE, {"type": "array", "maxItems": 2, "items": ORDER})
+    sized, *_ = bulk_values(TABLE, {"type": "array", "maxItems": 2, "items": ORDER})
     assert sized["maxItems"] == 2
     many = "- table:\n" + "".join(f'  - row:\n    - cell "n{i}"\n    - cell "{i}"\n' for i in range(MAX_ROWS + 5))
-    sized, allowed, _ = bulk_values(many, {"type": "array", "items": ORDER})
+    sized, allowed, *_ = bulk_values(many, {"type": "array", "items": ORDER})
     assert sized["maxItems"] == MAX_ROWS and f"/{MAX_ROWS - 1}/customer" in allowed and f"/{MAX_ROWS}/customer" not in allowed
 
 
 def test_no_array_of_objects_or_no_rows_leaves_the_schema_alone() -> None:
     flat = {"type": "object", "properties": {"name": {"type": "string"}}}
-    assert bulk_values(TABLE, flat) == (flat, {}, [])
+    assert bulk_values(TABLE, flat) == (flat, {}, [], [])
     array = {"type": "array", "items": ORDER}
-    assert bulk_values('- heading "Nothing here" [level=1]\n', array) == (array, {}, [])
+    assert bulk_values('- heading "Nothing here" [level=1]\n', array) == (array, {}, [], [])
 
 
-def test_list_items_split_an_items_text_into_its_parts() -> None:
+def test_list_items_split_an_items_text_into_its_parts_not_its_buttons() -> None:
     assert list_items(CARDS) == [[["Blue mug", "Shipped", "2.5 kg"], ["Red lamp", "Pending", "4 kg"]]]
+
+
+def test_a_records_string_fields_read_off_its_row_are_kept_apart() -> None:
+    item = {"type": "object", "properties": {"item": {"type": "string"}, "state": {"type": "string"},
+                                             "weight_kg": {"type": "number"}}}
+    _, _, _, distinct = bulk_values(CARDS, {"type": "array", "items": item})
+    assert distinct == [["/0/item", "/0/state"], ["/1/item", "/1/state"]]  # a number is no text of the row
+    _, _, _, distinct = bulk_values(TABLE, {"type": "array", "items": ORDER})
+    assert distinct == []  # one string field: nothing to keep apart
+
+
+def test_a_number_field_takes_no_number_from_a_date_unless_it_asks_for_one() -> None:
+    dated = CARDS.replace("Shipped · 2.5 kg", "Placed 16 Jul · 3 items · 2025-07-04")
+    item = {"type": "object", "properties": {"count": {"type": "integer"}, "year": {"type": "integer"}}}
+    _, allowed, *_ = bulk_values(dated, {"type": "array", "items": item})
+    assert allowed["/0/count"] == [3]
+    assert allowed["/0/year"] == [16, 3, 2025]
 
 
 def test_an_extract_step_asks_for_one_fill_with_a_choice_per_records_field() -> None:

@@ -167,3 +167,31 @@ def test_a_distinct_group_is_settled_together_the_likeliest_pair_first(engines: 
     sampler.step(progress, logits)
     assert progress.done and progress.nfe == 1  # Ada and Cy settled, which leaves Bea the second's only value
     assert [s.value() for s in slots] == ["Ada", "Bea", "Cy"]
+
+
+def test_a_tied_choice_in_a_distinct_group_is_settled_on_all_its_records_evidence(engines: dict[str, Engine]) -> None:
+    import math
+
+    from executor_engine.canvas import Canvas, ChoiceSlot, set_apart, tie
+
+    vocab = engines["agentpair"].vocab
+    canvas = Canvas(vocab)
+    rows = [["Ada", "Bea"], ["Cy", "Dee"]]  # two records' cells; fields a and b each read one column
+    a = [canvas.add_slot(ChoiceSlot(vocab, cells, cells)) for cells in rows]
+    b = [canvas.add_slot(ChoiceSlot(vocab, cells, cells)) for cells in rows]
+    tie(a), tie(b)
+    for record in zip(a, b):
+        set_apart(list(record))
+    # the first record alone puts a in column 0 (0.9); both records together, in column 1
+    wanted = [(a[0], [0.9, 0.1]), (a[1], [0.02, 0.98]), (b[0], [0.6, 0.4]), (b[1], [0.6, 0.4])]
+    sampler = ThresholdSampler(threshold=0.9, whole_choices=True)
+    progress = sampler.start(canvas)
+    read = sampler.read(progress)
+    logits = torch.zeros(len(read), len(vocab.texts))
+    for slot, probs in wanted:
+        row = read.index(min(q for q, (s, _) in canvas.owner.items() if s is slot))
+        for seq, prob in zip(slot.seqs, probs):
+            logits[row, seq[0]] = 20 + math.log(prob)
+    sampler.step(progress, logits)
+    assert progress.done and progress.nfe == 1
+    assert [s.value() for s in (*a, *b)] == ["Bea", "Dee", "Ada", "Cy"]

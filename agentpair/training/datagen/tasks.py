@@ -258,7 +258,7 @@ def page_examples(rng: random.Random, page: Page, obs: Observation, refs: dict[s
         if page.family == "long_form":  # as a run asks for the form: form_fill over the page's fields
             ex["allowed"] = form_fill(ex["instruction"], context, obs)[0].allowed
         elif ex["kind"] == "extract":
-            ex["schema"], rows, _ = bulk_values(obs.snapshot, ex["schema"])
+            ex["schema"], rows, *_ = bulk_values(obs.snapshot, ex["schema"])
             ex["allowed"] = {**page_values(obs, ex["schema"], ex["instruction"]), **rows}
         else:
             ex["allowed"] = (allowed_values(obs, ex["schema"], ex["instruction"], page.secrets)
