@@ -1,6 +1,7 @@
 """A whole form filled from one instruction: one fill with a key per text field of the page,
-each offered every value the instruction quotes, no two fields the same one; which quoted value is
-whose is the executor's decision, all of them in the same fill."""
+each offered every value the instruction quotes (only its own where the instruction names the
+field by its label right before it), no two fields the same one; which quoted value is whose is
+the executor's decision, all of them in the same fill."""
 
 from __future__ import annotations
 
@@ -20,6 +21,18 @@ def quoted_values(instruction: str) -> list[str]:
     return list(dict.fromkeys(a or b for a, b in QUOTED.findall(instruction)))
 
 
+def said_before(instruction: str) -> list[tuple[list[str], str]]:
+    """Each quoted value with the words right before it, after the last punctuation there
+    ('...; first name "Ada"' -> (["first", "name"], "Ada"))."""
+    out, at = [], 0
+    for match in QUOTED.finditer(instruction):
+        pieces = [words for piece in re.split(r"[;,.:\n]", instruction[at:match.start()])
+                  if (words := re.findall(r"[a-z0-9]+", piece.lower()))]
+        out.append((pieces[-1] if pieces else [], match.group(1) or match.group(2)))
+        at = match.end()
+    return out
+
+
 def field_key(label: str) -> str:
     """A field's key in the fill: its label's words in lower case, joined by "_"."""
     return "_".join(re.findall(r"[a-z0-9]+", label.lower())) or "field"
@@ -27,7 +40,8 @@ def field_key(label: str) -> str:
 
 def form_request_parts(labels: list[str], instruction: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The fill's schema (a string per field, keyed by its label, a second field of the same
-    key numbered) and what each key may be: every value the instruction quotes."""
+    key numbered) and what each key may be: every value the instruction quotes, or, for a field
+    whose label is the very words said right before one value (and no other's), that value."""
     keys: list[str] = []
     for label in labels:
         base = key = field_key(label)
@@ -37,7 +51,16 @@ def form_request_parts(labels: list[str], instruction: str) -> tuple[dict[str, A
         keys.append(key)
     schema = {"type": "object", "properties": {k: {"type": "string"} for k in keys}, "required": keys}
     values = quoted_values(instruction)
-    return schema, ({"/" + k: values for k in keys} if values else {})
+    if not values:
+        return schema, {}
+    words = [re.findall(r"[a-z0-9]+", label.lower()) for label in labels]
+    told = said_before(instruction)
+    named = {}
+    for said, value in told:
+        fields = [k for k, w in zip(keys, words) if w == said]
+        if len(fields) == 1 and [w for w, _ in told].count(said) == 1:
+            named[fields[0]] = value
+    return schema, {"/" + k: [named[k]] if k in named else values for k in keys}
 
 
 def form_fill(instruction: str, context: str, observation: Observation) -> tuple[FillRequest, dict[str, str]]:
