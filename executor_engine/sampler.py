@@ -221,9 +221,9 @@ class _BlockSampler:
                 continue
             ties = [_aligned(s, scored) for s in group]  # a tied one: all its records' evidence
             done |= {id(t) for s in group for t in (s, *s.tied)}  # its ties follow it when it commits
+            probs = [F.softmax(sum(scored[id(t)].total for t in tied), -1).tolist() for tied in ties]
             pairs = sorted(((prob, k, tuple(live[id(s)][i])) for k, s in enumerate(group)
-                            for i, prob in enumerate(F.softmax(sum(scored[id(t)].total for t in ties[k]), -1).tolist())),
-                           reverse=True)
+                            for i, prob in enumerate(probs[k])), reverse=True)
             settled: dict[int, tuple[float, tuple[int, ...]]] = {}  # place in group -> (probability, value)
             taken: set[tuple[int, ...]] = set()
             for prob, k, value in pairs:

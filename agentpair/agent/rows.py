@@ -1,6 +1,7 @@
 """Bulk extractions: an array of objects read off a page one item per row of a table (or item of
 a list), each field of an item offered only what its own row says: the cell in the column whose
-header names the field, else the row's cells in the columns no field's name claims.
+header names the field, else the row's cells in the columns no field's name claims; no two of an
+item's text fields take the same text.
 
 The executor then fills every row's fields in one request; which of those texts a field takes is
 its decision (a header may name the field in other words, a list has no header at all).
@@ -10,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentpair.agent.units import DATE_PARTS, NAMING, label_words, numbers_in_unit, page_numbers, without_dates, word_set
+from agentpair.agent.units import (DATE_PARTS, NAMING, label_words, numbers_in_unit, page_numbers, without_dates,
+                                   word_set)
 from agentpair.tools.snapshot import body_rows, list_headings, list_items, table_rows
 
 MAX_ROWS = 40  # the most items a bulk extraction reads (its canvas grows with every row)
