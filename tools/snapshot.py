@@ -91,14 +91,9 @@ def page_texts(snapshot: str) -> list[str]:
 
 
 def _said(nodes: list[Element], skip: tuple[str, ...] = ()) -> list[str]:
-    """The names and values of these elements and all inside them, but for elements of the roles
-    in `skip` (and what is inside those)."""
-    out: list[str] = []
-    for node in nodes:
-        if node.role not in skip:
-            out += [t for t in (node.name, node.value) if t and not node.role.startswith("/")]
-            out += _said(node.children, skip)
-    return out
+    """The names and values of these elements and all inside them, but for those of `skip`'s roles."""
+    return [t for node in nodes if node.role not in skip for t in [
+        *(own for own in (node.name, node.value) if own and not node.role.startswith("/")), *_said(node.children, skip)]]
 
 
 CELLS = {"cell", "gridcell", "columnheader", "rowheader"}
