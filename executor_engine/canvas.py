@@ -6,6 +6,7 @@ tokens slot position i may take given what is already committed, so every comple
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import torch
@@ -166,12 +167,27 @@ class ChoiceSlot(Slot):
         super().commit(i, tok)
         self.live = [s for s in self.live if s[i] == tok]
         places = self.places()
-        for other in self.tied:  # they keep to the places still open here
-            other.live = [s for k, s in enumerate(other.seqs) if k in places and s in other.live]
+        for other in self.tied:  # they keep to the places still open here; where a distinct partner
+            # took the value there, the place wins (a choice is never left with no value)
+            at = [s for k, s in enumerate(other.seqs) if k in places and other.agrees(s)]
+            other.live = [s for s in at if s in other.live] or at
         if len(self.live) == 1:  # settled: the value is no longer the others' to take, unless it is all they have
+            mine = self.shown(self.live[0])
             for other in self.apart:
-                rest = [s for s in other.live if s != self.live[0]]
+                rest = [s for s in other.live if other.shown(s) != mine]
                 other.live = rest or other.live
+
+    def agrees(self, seq: list[int]) -> bool:
+        """The value's tokens are those committed so far."""
+        return all(t is None or t == s for t, s in zip(self.tokens, seq))
+
+    def shown(self, seq: list[int]) -> str:
+        """What one of its values reads as, whatever its JSON type (16, 16.0 and "16" alike) and its
+        choice's room (a value's tokens are padded to it)."""
+        value = self.values[self.seqs.index(seq)]
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return value if isinstance(value, str) else json.dumps(value)
 
     def places(self) -> set[int]:
         """Where among its values the live ones are."""

@@ -225,11 +225,11 @@ class _BlockSampler:
             pairs = sorted(((prob, k, tuple(live[id(s)][i])) for k, s in enumerate(group)
                             for i, prob in enumerate(probs[k])), reverse=True)
             settled: dict[int, tuple[float, tuple[int, ...]]] = {}  # place in group -> (probability, value)
-            taken: set[tuple[int, ...]] = set()
+            taken: set[str] = set()  # values as they read (a value's tokens are padded to its own choice's room)
             for prob, k, value in pairs:
-                if k not in settled and value not in taken:
+                if k not in settled and (shown := group[k].shown(list(value))) not in taken:
                     settled[k] = (prob, value)
-                    taken.add(value)
+                    taken.add(shown)
             for k, (prob, value) in settled.items():
                 s = group[k]
                 if prob >= self.apart_threshold and list(value) in s.live:  # a tie's commit may have narrowed it

@@ -143,6 +143,42 @@ def test_a_settled_choice_leaves_its_value_to_no_other_unless_it_is_all_they_hav
     assert slots[2].live == [slots[2].seqs[0]]  # the third had nothing else: it keeps Ada
 
 
+def _settle(canvas, slot, value) -> None:  # commit a choice's value, token by token
+    start = min(q for q, (s, _) in canvas.owner.items() if s is slot)
+    seq = slot.seqs[slot.values.index(value)]
+    for q in sorted(q for q, (s, _) in canvas.owner.items() if s is slot):
+        canvas.commit(q, seq[q - start])
+
+
+def test_values_are_kept_apart_as_they_read_whatever_their_choices_room_or_type(engines: dict[str, Engine]) -> None:
+    from executor_engine.canvas import Canvas, ChoiceSlot, set_apart
+
+    vocab = engines["agentpair"].vocab
+    canvas = Canvas(vocab)
+    named = canvas.add_slot(ChoiceSlot(vocab, ["Ada"], ['"Ada"']))  # one value: a shorter room than the next
+    other = canvas.add_slot(ChoiceSlot(vocab, ["Ada", "Bartholomew Smith"], ['"Ada"', '"Bartholomew Smith"']))
+    points = canvas.add_slot(ChoiceSlot(vocab, [16, 4], ["16", "4"]))
+    ref = canvas.add_slot(ChoiceSlot(vocab, ["16", "4DCQKV"], ['"16"', '"4DCQKV"']))
+    set_apart([named, other]), set_apart([points, ref])
+    _settle(canvas, named, "Ada")
+    _settle(canvas, points, 16)
+    assert [other.values[other.seqs.index(s)] for s in other.live] == ["Bartholomew Smith"]
+    assert [ref.values[ref.seqs.index(s)] for s in ref.live] == ["4DCQKV"]  # 16 and "16" read alike
+
+
+def test_a_tied_choice_keeps_to_its_ties_place_even_where_a_partner_took_that_value(engines: dict[str, Engine]) -> None:
+    from executor_engine.canvas import Canvas, ChoiceSlot, set_apart, tie
+
+    vocab = engines["agentpair"].vocab
+    canvas = Canvas(vocab)
+    a = [canvas.add_slot(ChoiceSlot(vocab, cells, [f'"{c}"' for c in cells])) for cells in (["Ada", "Bea"], ["Cy", "Dee"])]
+    b0 = canvas.add_slot(ChoiceSlot(vocab, ["Bea"], ['"Bea"']))
+    tie(a), set_apart([a[0], b0])
+    _settle(canvas, b0, "Bea")  # the first record's a can no longer take Bea ...
+    _settle(canvas, a[1], "Dee")  # ... but the column its ties settle on says Bea
+    assert len(a[0].live) == 1 and a[0].live[0] == a[0].seqs[1]  # the place wins; never no value at all
+
+
 def test_a_distinct_group_is_settled_together_the_likeliest_pair_first(engines: dict[str, Engine]) -> None:
     import math
 
