@@ -254,10 +254,11 @@ class _BlockSampler:
         for i in chosen:
             slot, j = p.canvas.owner[positions[i]]
             tok = int(x0[i])
-            if id(slot) in touched:  # an earlier commit this step may have narrowed the slot (or its tie)
-                ok = slot.allowed(j)
+            if id(slot) in touched:  # an earlier commit this step may have narrowed the slot (or its tie
+                ok = slot.allowed(j)  # widened it back to a place its partner took): drawn again from its logits
                 if not ok[tok]:
-                    tok = int(noisy[i].masked_fill(~ok, -torch.inf).argmax())
+                    row = logits[i].float().masked_fill(~ok, -torch.inf)
+                    tok = int(gumbel_noise(row, self.temperature, p.generator).masked_fill(~ok, -torch.inf).argmax())
             p.canvas.commit(positions[i], tok)
             touched |= {id(s) for s in (slot, *getattr(slot, "tied", ()), *getattr(slot, "apart", ()))}
         return chosen

@@ -231,3 +231,27 @@ def test_a_tied_choice_in_a_distinct_group_is_settled_on_all_its_records_evidenc
     sampler.step(progress, logits)
     assert progress.done and progress.nfe == 1
     assert [s.value() for s in (*a, *b)] == ["Bea", "Dee", "Ada", "Cy"]
+
+
+def test_a_choice_widened_back_by_its_tie_within_a_step_is_drawn_again_from_what_it_allows(
+        engines: dict[str, Engine]) -> None:
+    from executor_engine.canvas import Canvas, ChoiceSlot, set_apart, tie
+
+    vocab = engines["agentpair"].vocab
+    canvas = Canvas(vocab)
+    a = [canvas.add_slot(ChoiceSlot(vocab, cells, [f'"{c}"' for c in cells]))
+         for cells in (["Ada", "Bea", "Cal"], ["Cy", "Dee", "Eve"])]
+    b0 = canvas.add_slot(ChoiceSlot(vocab, ["Bea"], ['"Bea"']))  # settles at the start: a[0] may not take Bea
+    tie(a), set_apart([a[0], b0])
+    sampler = ThresholdSampler(threshold=0.0, whole_choices=False)
+    progress = sampler.start(canvas)
+    read = sampler.read(progress)
+    logits = torch.zeros(len(read), len(vocab.texts))
+    first = {id(s): next(q for q in read if canvas.owner[q][0] is s) for s in a}
+    k = canvas.owner[first[id(a[0])]][1]  # the position where the names part
+    logits[read.index(first[id(a[1])]), a[1].seqs[1][k]] = 20  # the second record: Dee, surely (committed first)
+    logits[read.index(first[id(a[0])]), a[0].seqs[0][k]] = 5  # the first: Ada, less sure, but its column is Bea's
+    logits[read.index(first[id(a[0])]), a[0].seqs[2][k]] = 4.5
+    while not progress.done:
+        sampler.step(progress, logits if progress.nfe == 0 else torch.zeros(len(sampler.read(progress)), len(vocab.texts)))
+    assert [s.value() for s in a] == ["Bea", "Dee"]  # the tie's place, never a token outside its values
