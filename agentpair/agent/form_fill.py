@@ -21,13 +21,17 @@ def quoted_values(instruction: str) -> list[str]:
     return list(dict.fromkeys(a or b for a, b in QUOTED.findall(instruction)))
 
 
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
 def said_before(instruction: str) -> list[tuple[list[str], str]]:
     """Each quoted value with the words right before it, after the last punctuation there
     ('...; first name "Ada"' -> (["first", "name"], "Ada"))."""
     out, at = [], 0
     for match in QUOTED.finditer(instruction):
         pieces = [words for piece in re.split(r"[;,.:\n]", instruction[at:match.start()])
-                  if (words := re.findall(r"[a-z0-9]+", piece.lower()))]
+                  if (words := _words(piece))]
         out.append((pieces[-1] if pieces else [], match.group(1) or match.group(2)))
         at = match.end()
     return out
@@ -35,7 +39,7 @@ def said_before(instruction: str) -> list[tuple[list[str], str]]:
 
 def field_key(label: str) -> str:
     """A field's key in the fill: its label's words in lower case, joined by "_"."""
-    return "_".join(re.findall(r"[a-z0-9]+", label.lower())) or "field"
+    return "_".join(_words(label)) or "field"
 
 
 def form_request_parts(labels: list[str], instruction: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
@@ -53,7 +57,7 @@ def form_request_parts(labels: list[str], instruction: str) -> tuple[dict[str, A
     values = quoted_values(instruction)
     if not values:
         return schema, {}
-    words = [re.findall(r"[a-z0-9]+", label.lower()) for label in labels]
+    words = [_words(label) for label in labels]
     told = said_before(instruction)
     named = {}
     for said, value in told:
