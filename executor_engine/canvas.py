@@ -162,6 +162,7 @@ class ChoiceSlot(Slot):
         self.live = self.seqs  # the sequences that agree with every committed token
         self.tied: list[ChoiceSlot] = []  # choices taking their value from the same place as this one
         self.apart: list[ChoiceSlot] = []  # choices taking values other than this one's
+        self.reads = {tuple(s): _reads(v) for s, v in zip(self.seqs, values)}  # sequence -> what it reads as
 
     def commit(self, i: int, tok: int) -> None:
         super().commit(i, tok)
@@ -182,12 +183,9 @@ class ChoiceSlot(Slot):
         return all(t is None or t == s for t, s in zip(self.tokens, seq))
 
     def shown(self, seq: list[int]) -> str:
-        """What one of its values reads as, whatever its JSON type (16, 16.0 and "16" alike) and its
-        choice's room (a value's tokens are padded to it)."""
-        value = self.values[self.seqs.index(seq)]
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        return value if isinstance(value, str) else json.dumps(value)
+        """What one of its values reads as, whatever its JSON type and its choice's room (a value's
+        tokens are padded to it)."""
+        return self.reads[tuple(seq)]
 
     def places(self) -> set[int]:
         """Where among its values the live ones are."""
@@ -199,6 +197,13 @@ class ChoiceSlot(Slot):
 
     def value(self) -> Any:
         return self.values[self.seqs.index(list(self.tokens))]
+
+
+def _reads(value: Any) -> str:
+    """A value as a page shows it: 16, 16.0 and "16" alike."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def set_apart(slots: list[ChoiceSlot]) -> None:

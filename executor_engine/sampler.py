@@ -254,8 +254,8 @@ class _BlockSampler:
         for i in chosen:
             slot, j = p.canvas.owner[positions[i]]
             tok = int(x0[i])
-            if id(slot) in touched:  # an earlier commit this step may have narrowed the slot (or its tie
-                ok = slot.allowed(j)  # widened it back to a place its partner took): drawn again from its logits
+            if id(slot) in touched:  # an earlier commit this step may have narrowed the slot, or its tie
+                ok = slot.allowed(j)  # widened it back to a place a partner took: drawn again from its own row
                 if not ok[tok]:
                     row = logits[i].float().masked_fill(~ok, -torch.inf)
                     tok = int(gumbel_noise(row, self.temperature, p.generator).masked_fill(~ok, -torch.inf).argmax())
