@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from agentpair.llm.endpoint import Attempt
 from agentpair.models import Plan, StepKind, StepRecord, Task
+from agentpair.planner.goal import Goal, parse_goal
 from agentpair.planner.page_view import PageNames, compact_page, page_names
 from agentpair.tracing.redaction import Redactor
 
@@ -58,6 +59,11 @@ class PlanRequest(BaseModel):
                                                   "included (agentpair.planner.single_model); no executor runs")
     snapshot: str = Field("", description="single-model mode: the page with its element refs, shown instead of `page`")
     refs: list[str] = Field(default_factory=list, description="single-model mode: the refs on `snapshot`")
+
+    @property
+    def parsed_goal(self) -> Goal:
+        """The goal as typed values (parsed once per goal text): what every grounding rule reads."""
+        return parse_goal(self.goal)
 
 
 class PlanReply(BaseModel):

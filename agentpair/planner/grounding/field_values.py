@@ -8,8 +8,7 @@ import re
 
 from agentpair.planner.grounding.form_left import (FIELD_LINE, OPTIONAL, SPINNER, aimed_fields, listed_values, shown_values, typed_fields,
                                  table_values)
-from agentpair.planner.grounding.goal_words import (EMAIL, PLACE_NAME, SENTENCE_END, goal_texts, holds_other, labelled_values, loose, quoted_texts,
-                                  value_runs)
+from agentpair.planner.goal.words import EMAIL, PLACE_NAME, SENTENCE_END
 from agentpair.planner.grounding.page_clicks import ways_to_name, writable
 from agentpair.planner.request import PlanRequest
 
@@ -22,9 +21,8 @@ def typed_values(request: PlanRequest) -> list[str]:
     brackets off its ends; the sentence's full stop off), the texts it gives (goal_texts, as given),
     the texts the page shows (shown_texts),
     extracted values, placeholders."""
-    words = request.goal.split()
-    found = {value: None for start in range(1, len(words)) for value in value_runs(words, start) if not loose(value)}
-    found.update(dict.fromkeys(text for _, text in goal_texts(request.goal)))  # with their own full stops
+    found = dict.fromkeys(request.parsed_goal.runs)
+    found.update(dict.fromkeys(given.text for given in request.parsed_goal.texts))  # with their own full stops
     for text in shown_texts(request.page):
         found.setdefault(text, None)
     for item in request.memory:
@@ -66,8 +64,8 @@ def typing_groups(request: PlanRequest, values: list[str], submitted: set[str]) 
     run; a number field aside) takes only what these rules give it."""
     secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
     emails = [v for v in values if EMAIL.match(v)]
-    aimed = {text.rstrip(SENTENCE_END): fields for lead, text in goal_texts(request.goal)
-             if (fields := aimed_fields(request, lead, text))}
+    goal = request.parsed_goal
+    aimed = {given.text.rstrip(SENTENCE_END): fields for given in goal.texts if (fields := aimed_fields(request, given))}
     listed, table, shown = listed_values(request), table_values(request), shown_values(request)
     owned: dict[str, list[str]] = {}
     for field in request.names.fields:
@@ -75,21 +73,21 @@ def typing_groups(request: PlanRequest, values: list[str], submitted: set[str]) 
         if not own and emails and "mail" in field.casefold():
             own = emails
         if not own:
-            own = [v for v in labelled_values(request.goal, field) or listed.get(field, [])[:1] if v in values]
+            own = [v for v in goal.labelled(field) or listed.get(field, [])[:1] if v in values]
         if not own and field in table:
             own = [table[field]]
-        if not own and len(request.names.fields) == 1 and len(quoted := quoted_texts(request.goal)) == 1:
+        if not own and len(request.names.fields) == 1 and len(quoted := goal.quoted) == 1:
             own = [v for v in values if v.rstrip(SENTENCE_END) == quoted[0].rstrip(SENTENCE_END)]  # the one text
         if not submitted & set(ways_to_name(field)):
             owned[field] = own
     said_twice = {v for own in owned.values() for v in own
-                  if len(re.findall(rf"(?<!\w){re.escape(v)}(?!\w)", request.goal)) > 1}
+                  if goal.said_times(v) > 1}
     taken = {v for own in owned.values() for v in own if v not in said_twice} | set(secrets)
     kept = typed_fields(request, ok=True)
     open_to = {f for f in request.names.fields if set(ways_to_name(f)) & set(kept)} | {
         name.replace('\\"', '"') for name, _ in SPINNER.findall(request.page)}  # typed by the run, or a number field
     groups: dict[tuple[str, ...], list[str]] = {}
-    given = {text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)}
+    given = {g.text.rstrip(SENTENCE_END) for g in goal.texts}
     by_place = any(PLACE_NAME.match(f) for fields in aimed.values() for f in fields)
     for field, own in owned.items():
         if by_place and PLACE_NAME.match(field):  # the goal sends texts to fields by place: only those
@@ -97,11 +95,24 @@ def typing_groups(request: PlanRequest, values: list[str], submitted: set[str]) 
         elif not own and not OPTIONAL.search(field) and (field not in shown or field in open_to):
             # an optional field the goal gives nothing for stays empty; one the page filled stays as it is
             own = [v for v in values if v not in taken and field in aimed.get(v.rstrip(SENTENCE_END), [field])
-                   and (v.rstrip(SENTENCE_END) in given or not holds_other(v, taken, request.names.fields))]
+                   and (v.rstrip(SENTENCE_END) in given or not goal.holds_other(v, taken, request.names.fields))]
         own = [v for v in own if v != shown.get(field)]  # not the value it shows already
         if had := next((kept[said] for said in ways_to_name(field) if said in kept), None):
             own = [v for v in own if v == had]  # what the run typed here, again at most (a misspelt fill)
         else:  # and not what it typed into another field
             own = [v for v in own if v not in kept.values()]
         groups.setdefault(tuple(own), []).extend(ways_to_name(field))
+    return [(list(own), fields) for own, fields in groups.items() if own and fields]
+
+
+def secret_groups(request: PlanRequest, values: list[str], submitted: set[str]) -> list[tuple[list[str], list[str]]]:
+    """The structural core of typing_groups: a secret goes only into the fields named after it, and
+    every other field takes any other value; none the run submitted a text into (`submitted`)."""
+    secrets = {v: v[len("{{secret:"):-2].replace("_", " ").casefold() for v in values if v.startswith("{{secret:")}
+    plain = [v for v in values if v not in secrets]
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for field in request.names.fields:
+        if not submitted & set(ways_to_name(field)):
+            own = [v for v, name in secrets.items() if name in field.casefold()] or plain
+            groups.setdefault(tuple(own), []).extend(ways_to_name(field))
     return [(list(own), fields) for own, fields in groups.items() if own and fields]

@@ -38,9 +38,8 @@ from typing import Any
 
 from agentpair.models import Step
 from agentpair.planner.grounding.form_left import DISMISS, REFUSED, TYPED, empty_fields, form_left
-from agentpair.planner.grounding.goal_words import closing_clause, closing_verb, named_by, task_said, word_set
-from agentpair.planner.grounding.page_clicks import (LINK_CLICK, QUOTED_CLICK, clicks_on, done_text, says, telling,
-                                                     ways_to_name)
+from agentpair.planner.goal.words import word_set
+from agentpair.planner.grounding.page_clicks import LINK_CLICK, clicks_on, done_text, says, telling, ways_to_name
 from agentpair.planner.grounding.schema import (DONE, acted_with, first_heading, found_values, grounded_steps, owes_no_answer,
                                                 refused)
 from agentpair.planner.page_view import PageNames
@@ -48,8 +47,6 @@ from agentpair.planner.request import PlanRequest
 
 FILLS = ("type", "select", "check")  # the tools that fill in a form
 DISABLED_FIELD = re.compile(r'^(?:textbox|searchbox|combobox|spinbutton|checkbox|radio) ".*" \[disabled\]', re.M)
-EACH = re.compile(QUOTED_CLICK.pattern + r"(?:\s+button)?\s+on\s+(all|every|each|\d+)\b", re.I)  # "... on 3 posts"
-OPENS = r"(?:open|go to|visit|view|show me|navigate to|take me to)\b"  # a clause that opens a page
 
 
 def forced_steps(request: PlanRequest) -> list[Step]:
@@ -139,7 +136,7 @@ def closed(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
         return None
     if not any(s.ok and (s.kind == "code" or s.tool in FILLS) for s in request.steps):
         return None  # nothing was filled in for it to send: a button that opens the form ("Create a queue")
-    verb = closing_verb(request.goal)
+    verb = request.parsed_goal.closing_verb
     first = re.findall(r"\w+", last.group(2))
     return Step(kind="finish", instruction=DONE, answer=f"done: {last.group(1)}") \
         if verb and first and first[0].casefold() == verb else None
@@ -155,7 +152,7 @@ def sent(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     if not filling or not filling[0].ok or any((s.args or {}).get("submit") or s.instruction.endswith(" and press Enter")
                                                for s in filling):
         return None  # not just filled in, or a text sent with Enter may have sent the form already
-    verb = closing_verb(request.goal)
+    verb = request.parsed_goal.closing_verb
     named = [w for w in _offered_clicks(shapes) if (m := re.match(r"click the (\w+)[^()]* button(?: \([^()]*\))?$", w))
              and m.group(1).casefold() == verb]
     if len(named) != 1 or form_left(request) or empty_fields(request, required=True):
@@ -172,12 +169,12 @@ def arrived(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     if (not offered or not owes_no_answer(request) or not last or not last.ok or not acted_with(last, "click")
             or last.instruction in request.unchanged):
         return None
-    clause = closing_clause(request.goal)
+    goal = request.parsed_goal
     heading = first_heading(request)
     site = next(iter(request.names.clickable), None)  # a page's first link is its site's name, which heads its home page
-    if not re.match(OPENS, clause, re.I) or not word_set(heading) or heading == site:
+    if not goal.closing_opens or not word_set(heading) or heading == site:
         return None
-    return Step(kind="finish", instruction=DONE, answer=DONE) if word_set(heading) <= word_set(clause) else None
+    return Step(kind="finish", instruction=DONE, answer=DONE) if word_set(heading) <= goal.closing_words else None
 
 
 def answered(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
@@ -195,12 +192,10 @@ def opened(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     a verb that opens a page and then the whole name of a link here, not followed by a capitalised
     word or a number ("open the Nimbus 14 Pro product page": Nimbus 14 Pro, not Nimbus 14; the
     longest such name), and the schema offers the one click on it."""
-    said = re.match(OPENS + r"\s+(?:the\s+|my\s+|your\s+)?(.+)", task_said(request.goal), re.I | re.S)
-    if request.steps or not said:
+    if request.steps or not request.parsed_goal.opening:
         return None
-    rest = said.group(1)
     links = [name for name, roles in request.names.clickable.items() if "link" in roles and name.strip()
-             and re.match(re.escape(name) + r"(?!\w)(?!\s+(?-i:[A-Z]|\d))", rest, re.I)]  # not a longer name's start
+             and request.parsed_goal.opens_with_link(name)]
     if not links:
         return None
     longest = max(links, key=len)
@@ -226,8 +221,7 @@ def quoted(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     """The one click the schema offers on a thing the goal quotes to click ('click on the "Mute"
     button': Mute @leo), where it offers nothing to type, select, check or write (a form may come
     first) and the run has clicked none of the things so quoted."""
-    said = [m.group(1) for m in QUOTED_CLICK.finditer(request.goal)]
-    names = [name for name in request.names.clickable if any(says(name, q) for q in said)]
+    names = [name for name in request.names.clickable if any(says(name, q) for q in request.parsed_goal.quoted_clicks)]
     clicked = done_text(request).casefold()
     if not names or any(f"click the {name.casefold()} " in clicked for name in names) or any(
             s["properties"]["kind"].get("const") == "code" or s["properties"].get("tool", {}).get("const") in FILLS
@@ -244,7 +238,7 @@ def dismissed(request: PlanRequest) -> Step | None:
     if not DISABLED_FIELD.search(request.page):
         return None
     ways_out = [f"click the {ways_to_name(name)[0]} button{told}" for name, roles in request.names.clickable.items()
-                if "button" in roles and re.fullmatch(DISMISS, name.strip(), re.I) and not named_by(request.goal, name)
+                if "button" in roles and re.fullmatch(DISMISS, name.strip(), re.I) and not request.parsed_goal.names(name)
                 for told in telling(request.names, name)]  # (a side effect the grounded clicks leave out)
     return Step(kind="act", tool="click", instruction=ways_out[0]) if len(ways_out) == 1 else None
 
@@ -254,16 +248,15 @@ def each(request: PlanRequest, shapes: list[dict[str, Any]]) -> list[Step]:
     "Retweet" button on all posts by @leonie'), the clicks on it the schema offers (the items the
     goal names: told_by_goal) that the run has not made: all of them, or as many as N leaves; once
     made, the click on the button the goal's closing clause names ("... and then click Submit")."""
-    said = EACH.search(request.goal)
+    said = request.parsed_goal.each
     if not said:
         return []
-    names = [name for name in request.names.clickable if says(name, said.group(1))]
+    names = [name for name in request.names.clickable if says(name, said[0])]
     made = [s for s in request.steps if s.ok and acted_with(s, "click") and clicks_on(s.instruction, names)]
     todo = [c for c in _offered_clicks(shapes) if clicks_on(c, names) and c not in {s.instruction for s in made}]
-    if said.group(2).isdigit():
-        todo = todo[:max(0, int(said.group(2)) - len(made))]
+    if said[1].isdigit():
+        todo = todo[:max(0, int(said[1]) - len(made))]
     if made and not todo:  # all made: the button the closing clause names ("... and then click Submit")
-        clause = closing_clause(request.goal)
         todo = [c for c in _offered_clicks(shapes) if not clicks_on(c, names) and clicks_on(
-            c, [n for n in request.names.clickable if named_by(clause, n)])][:1]
+            c, [n for n in request.names.clickable if request.parsed_goal.closing_names(n)])][:1]
     return [Step(kind="act", tool="click", instruction=c) for c in todo]

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import re
 
-from agentpair.planner.grounding.goal_words import (SENTENCE_END, given_emails, given_values, goal_texts, holds_other, labelled_values, listed_before, loose,
-                                  named_by, named_options, quote_label, ruled_out_words, says_name, sent_into, value_runs,
-                                  word_set)
+from agentpair.planner.goal.words import SENTENCE_END, says_name, word_set
 from agentpair.planner.grounding.page_clicks import LINK_CLICK, done_text, page_shown, typed_unsent, ways_to_name, writable
+from agentpair.planner.goal import GoalText
 from agentpair.planner.request import DoneStep, PlanRequest
 
 # a type step: the value (which may itself say "into the"), the field
@@ -20,25 +19,17 @@ TYPED = re.compile(r"type (.+) into the (.+?) (?:field|box)(?: and press Enter)?
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 UNSENT = "the form holds text typed into it that no button has sent yet: a link would leave it unsent"
 SPINNER = re.compile(r'^spinbutton "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*(?::\s*(.*))?$', re.M)
-NOT_WANTED = r"\b(?:not|no)\s+(?:an? |the |any )?([^,.;:()]+)"  # "do not send me the digest"
 FIELD_LINE = re.compile(r'^(?:textbox|searchbox|spinbutton|combobox) "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*: (.+)$', re.M)
 OPTIONAL = re.compile(r"\boptional\b", re.I)
-NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 
-def named_boxes(goal: str) -> list[str]:
-    """The boxes a goal says to put something in ("paste it into the Notes box")."""
-    return re.findall(r"\b(?:in|into) the ([\w ]+?) (?:box|field)\b", goal)
-
-
-def aimed_fields(request: PlanRequest, lead: str, text: str) -> list[str]:
+def aimed_fields(request: PlanRequest, given: GoalText) -> list[str]:
     """Where the goal says a text goes: the page's fields it names right after the text ('"-5" into
     the 2nd textbox', sent_into), else those the last clause before it names by one of their words
     ("this answer" -> "Your answer"); never a secret's."""
-    if into := sent_into(request.goal, text):
-        return [f for f in request.names.fields if named_by(into, f)]
-    clause = word_set(re.split(r"[,;]| and ", lead)[-1])
-    return [f for f in request.names.fields if word_set(f) & clause
+    if request.parsed_goal.sent_into(given.text):
+        return [f for f in request.names.fields if request.parsed_goal.sends_into(given.text, f)]
+    return [f for f in request.names.fields if word_set(f) & given.lead_words
             and not any(s.replace("_", " ").casefold() in f.casefold() for s in request.secret_names)]
 
 
@@ -48,18 +39,12 @@ def listed_values(request: PlanRequest) -> dict[str, list[str]]:
     form's order."""
     fields, listed = request.names.fields, {}
     for k, field in enumerate(fields):
-        for before, said in zip(fields[:k][::-1], listed_before(request.goal, field, k)):
+        for before, said in zip(fields[:k][::-1], request.parsed_goal.listed_before(field, k)):
             listed.setdefault(before, [said])
-        code = _labelled_whole(request.goal, field)
+        code = request.parsed_goal.labelled_whole(field)
         if code and k and fields[k - 1] in listed:
             listed.setdefault(field, [code])
     return {field: listed[field] for field in fields if field in listed}
-
-
-def _labelled_whole(goal: str, field: str) -> str | None:
-    """The value the goal labels with a word of the field's name (labelled_values), as far as its clause goes."""
-    return next((v for v in labelled_values(goal, field) if not any(c.isdigit() for c in v) or v[-1].isalnum()
-                 and re.search(re.escape(v) + r"(?:[,;.]|$)", goal)), None)  # a name ends there already
 
 
 def _typings(request: PlanRequest, ok: bool) -> list[tuple[int, DoneStep, re.Match[str]]]:
@@ -98,16 +83,14 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     a small planner submits a form half filled; after such a refusal, the plan must do these. The
     one number a goal gives goes into the page's one number field (_number_to_set); where it gives no
     values, a table's row into the field of its label (_from_table)."""
-    names, done = request.names, done_text(request)
-    ruled_out = ruled_out_words(request.goal)
+    names, done, goal = request.names, done_text(request), request.parsed_goal
     left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
-            and named_by(request.goal, box) and not any(r <= word_set(box) for r in ruled_out)
+            and goal.names(box) and not any(r <= word_set(box) for r in goal.ruled_out)
             and f"uncheck the {box.casefold()} box" not in done.casefold() and (said := ways_to_name(box))]
-    refused = {clause.split()[-1].casefold() for clause in re.findall(NOT_WANTED, request.goal, re.I)}
     left += [("check", f"uncheck the {said[0]} box") for box in names.checked if box in names.boxes
-             and refused & word_set(box) and (said := ways_to_name(box))]
+             and goal.refused & word_set(box) and (said := ways_to_name(box))]
     for name, options in names.dropdowns.items():
-        named, said = named_options(request.goal, options), ways_to_name(name)
+        named, said = goal.options_named(options), ways_to_name(name)
         if name in names.list_chosen and said and len(named) < len(options):  # a list box: each option named
             left += [("select", f"select {o} in the {said[0]} dropdown") for o in named if o not in names.list_chosen[name]]
         elif len(named) == 1 < len(options) and names.chosen.get(name) != named[0] and said:
@@ -121,18 +104,18 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     left += _described(request, typed, listed)
     mail = [said[0] for f in names.fields if "mail" in f.casefold() and (said := ways_to_name(f))
             and said[0] in empty_fields(request) and not typed & {n.casefold() for n in said}]
-    left += [("type", f"type {email} into the {mail[0]} field") for email in given_emails(request.goal)[:1]
+    left += [("type", f"type {email} into the {mail[0]} field") for email in goal.emails[:1]
              if mail and f"type {email}" not in done]
-    for lead, text in goal_texts(request.goal):
-        fields = [said[0] for f in aimed_fields(request, lead, text) if (said := ways_to_name(f))]
-        if fields and f"type {text.rstrip(SENTENCE_END)}" not in done:
-            left.append(("type", f"type {text} into the {fields[0]} field"))
+    for given in goal.texts:
+        fields = [said[0] for f in aimed_fields(request, given) if (said := ways_to_name(f))]
+        if fields and f"type {given.text.rstrip(SENTENCE_END)}" not in done:
+            left.append(("type", f"type {given.text} into the {fields[0]} field"))
     if not any(tool == "type" for tool, _ in left):
         left += _number_to_set(request) or _from_table(request)
     if not any(tool == "type" for tool, _ in left):
         empty = empty_fields(request)
         for value in _untyped(request, typed):  # into the field a word of whose name the goal quotes it after, else any
-            label = quote_label(request.goal, value)
+            label = goal.quote_label(value)
             left += [("type", f"type {value} into the {field} field")
                      for field in [f for f in empty if label and says_name(label, f)] or empty]
     return list(dict.fromkeys(left))  # a value found two ways is one step
@@ -144,13 +127,11 @@ def _described(request: PlanRequest, typed: set[str], listed: dict[str, list[str
     other empty field (not optional) one of the short runs of the goal's words that hold no such
     value nor a word of a field's name ("action", "action movies" for Genre): the goal describes
     the whole form. `listed`: listed_values, which this leaves to form_left's address lines."""
-    empty, fields = empty_fields(request), request.names.fields
-    labelled = {f: v for f in fields if f not in listed and (v := _labelled_whole(request.goal, f)) and writable(v)}
+    empty, fields, goal = empty_fields(request), request.names.fields, request.parsed_goal
+    labelled = {f: v for f in fields if f not in listed and (v := goal.labelled_whole(f)) and writable(v)}
     if not labelled:
         return []
-    words = request.goal.split()
-    runs = [v for start in range(1, len(words)) for v in value_runs(words, start)[:2]
-            if not loose(v) and writable(v) and not holds_other(v, set(labelled.values()), fields)]
+    runs = [v for v in goal.short_runs if writable(v) and not goal.holds_other(v, set(labelled.values()), fields)]
     steps = []
     for field in fields:
         said = ways_to_name(field)
@@ -164,7 +145,7 @@ def _described(request: PlanRequest, typed: set[str], listed: dict[str, list[str
 def table_values(request: PlanRequest) -> dict[str, str]:
     """Where the goal gives no values of its own, each field labelled like a table row's first cell
     ("First name:" for "row: First name | Rhiamon") -> that row's next cell."""
-    if given_values(request.goal, set(request.names.clickable)) or goal_texts(request.goal):
+    if request.parsed_goal.given_values(set(request.names.clickable)) or request.parsed_goal.texts:
         return {}
     rows = {cells[0].casefold(): cells[1] for line in request.page.splitlines() if line.startswith("row: ")
             and len(cells := line.removeprefix("row: ").split(" | ")) >= 2}
@@ -188,7 +169,7 @@ def _number_to_set(request: PlanRequest) -> list[tuple[str, str]]:
     """The one number the goal gives, for the page's one number field (a spin button) showing
     another, while no step has typed it."""
     spinners = SPINNER.findall(request.page)
-    numbers = set(NUMBER.findall(request.goal.rstrip(SENTENCE_END)))
+    numbers = set(request.parsed_goal.numbers)
     if len(spinners) != 1 or len(numbers) != 1:
         return []
     (name, shown), number = spinners[0], numbers.pop()
@@ -204,7 +185,7 @@ def _untyped(request: PlanRequest, kept: set[str]) -> list[str]:
     page has an empty field."""
     typed = {value for field, value in typed_fields(request, ok=True).items() if field.casefold() in kept}
     shown = page_shown(request)
-    values = given_values(request.goal, set(request.names.clickable)) if empty_fields(request) else []
+    values = request.parsed_goal.given_values(set(request.names.clickable)) if empty_fields(request) else []
     return [v for v in values if v not in typed and v not in shown and writable(v)]
 
 

@@ -11,33 +11,16 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urljoin, urlsplit
 
-from agentpair.planner.grounding.goal_words import (CLAUSE_START, WORD, by_number, goal_texts, named_by, quoted_texts, ruled_out_words, said_split, says_name,
-                                  task_words, word_set)
+from agentpair.planner.goal.words import MONTHS, SIDE_EFFECTS, WORD, says_name, word_set
 from agentpair.planner.request import DoneStep, PlanRequest
 from agentpair.planner.page_view import BOX_ROLES, PageNames
 
 TRAILING_MARKS = " :*›»>"
-OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click(?: on)?|press|hit|tap|show me|view)(?: the| my| your)? "
-SHOPPING = {"add", "basket", "buy", "cart", "check", "checkout", "deliver", "delivery", "get", "order", "purchase",
-            "ship", "shipping", "shop", "want"}
-DELETING = {"delete", "remove", "trash", "discard", "erase"}
-MARKING = {"star", "favorite", "favourite", "mark", "flag"}
-CREATING = {"create", "make", "register", "registration", "join", "signup", "book", "add", "set", "submit", "new"}
-SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
-                "create": CREATING, "register": CREATING,
-                **{verb: DELETING for verb in ("delete", "remove", "trash")}, "star": MARKING, "flag": MARKING,
-                **{verb: {verb} for verb in ("archive", "cancel", "follow", "notify", "share",
-                                              "subscribe", "unsubscribe", "verify")}}  # a button's first word -> what asks for it
-FIND = re.compile(r"\b(?i:find|look for|locate) ([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)(?=[,.;:!?]|$| (?:in|on|at|from|and|of|for)\b)")
-# "Find Casie in the book": a name to find (a name, ending there: not "Find Support tickets")
 PAGE_TURN = re.compile(r"click the (?:>|»|›|next|next page|more) (?:link|button)$", re.I)  # clicked again and again
 NUMBER_NAME = re.compile(r"^-?\d+(?:\.\d+)?$")
-SETTING = re.compile(r"\b(?:set(?! up\b)|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
 DISCLOSURE = re.compile(r"click the (?:(?:show|see|view) (?:more|advanced|all)|more|advanced|expand)\b.* button$", re.I)
-WHERE = r"\b(?:under|inside|from the|in the)\s+{name}\b|\b{name}\s*(?:>|, then\b)"  # where a page is
 LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
 TELLING = re.compile(r"( (?:link|button)) \(.*\)$")  # a click's closing "(...)" that tells its element apart (telling)
-QUOTED_CLICK = re.compile(r'\bclick(?:\s+on)?(?:\s+the)?(?:\s+(?:link|button|tab|word|item))?\s+["“]([^"”]+)["”]', re.I)
 CLICK_VERBS = {"click", "press", "hit", "tap", "open", "go", "visit", "view", "show"}
 VIEW_ROLES = {"link", "tab"}  # what switches the view: a link, a tab (a section that expands)
 
@@ -87,18 +70,24 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     does not name (quoted_only), nor, where it asks for the greatest or smallest, on other numbers (extreme),
     nor, where it says to click a thing by a label the page shows before it, on others (labelled_click)."""
     names, done = request.names, set(request.unchanged)
-    clicks = [f"click the {said} {'link' if role == 'link' else 'button'}{told}" for name, roles in names.clickable.items()
-              for role in dict.fromkeys(roles) if role not in BOX_ROLES
-              for said in ways_to_name(name) for told in telling(names, name)]
-    ruled_out, goal_words = ruled_out_words(request.goal), set(re.findall(r"\w+", request.goal.casefold()))
-    clicks = [c for c in clicks if c not in done and asked_for(goal_words, c)
-              and not any(words <= word_set(c) for words in ruled_out)]
-    clicks = [c for c in by_number(request.goal, clicks) if c not in side_effects_done(request.steps)]
+    clicks, goal = page_clicks(request), request.parsed_goal
+    clicks = [c for c in clicks if c not in done and asked_for(request, c)
+              and not any(words <= word_set(c) for words in goal.ruled_out)]
+    clicks = [c for c in goal.numbered(clicks) if c not in side_effects_done(request.steps)]
     here, unsent = to_this_page(request), typed_unsent(request)  # a button sharing such a link's name stays
-    aside = [n for n in names.non_submit if not named_by(request.goal, n)] if unsent else []
+    aside = [n for n in names.non_submit if not goal.names(n)] if unsent else []
     clicks = [c for c in clicks if not (LINK_CLICK.match(c) and (unsent or clicks_on(c, here))) and not clicks_on(c, aside)]
     return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, labelled_click(
         request, said_inside_longer(request, clicks))))))
+
+
+def page_clicks(request: PlanRequest) -> list[str]:
+    """Every click on this page's clickables but its boxes, as a step says it (ways_to_name,
+    telling), less those that left this very page as it was (request.unchanged)."""
+    names, done = request.names, set(request.unchanged)
+    return [click for name, roles in names.clickable.items() for role in dict.fromkeys(roles) if role not in BOX_ROLES
+            for said in ways_to_name(name) for told in telling(names, name)
+            if (click := f"click the {said} {'link' if role == 'link' else 'button'}{told}") not in done]
 
 
 def to_this_page(request: PlanRequest) -> list[str]:
@@ -128,8 +117,7 @@ def typed_unsent(request: PlanRequest) -> bool:
 def said_inside_longer(request: PlanRequest, clicks: list[str]) -> list[str]:
     """Without the clickables whose name the goal says only as part of a longer clickable's name it
     says ("open the Tern 40 Pro page": not "Tern 40")."""
-    spans = {n: [m.span() for m in re.finditer(rf"(?<!\w){re.escape(n)}(?!\w)", request.goal, re.I)]
-             for n in request.names.clickable}
+    spans = {n: request.parsed_goal.spans_of(n) for n in request.names.clickable}
     inside = [n for n, at in spans.items() if at and all(
         any(a <= s and e <= b and (a, b) != (s, e) for other, wider in spans.items() if other != n for a, b in wider)
         for s, e in at)]
@@ -139,21 +127,21 @@ def said_inside_longer(request: PlanRequest, clicks: list[str]) -> list[str]:
 def extreme(request: PlanRequest, clicks: list[str]) -> list[str]:
     """Where the goal asks for the greatest (largest, highest, biggest) or the smallest (lowest,
     least) and clickables here are named by numbers: of those, only the greatest or the smallest."""
-    most = re.search(r"\b(greatest|largest|highest|biggest|smallest|lowest|least)\b", request.goal, re.I)
+    most = request.parsed_goal.extreme
     numbers = {n: float(n) for n in request.names.clickable if NUMBER_NAME.match(n)}
     if not most or len(numbers) < 2:
         return clicks
-    pick = (max if most[1].casefold() in ("greatest", "largest", "highest", "biggest") else min)(numbers, key=numbers.get)
+    pick = (max if most == "max" else min)(numbers, key=numbers.get)
     return [c for c in clicks if not clicks_on(c, [n for n in numbers if n != pick])]
 
 
 def quoted_only(request: PlanRequest, clicks: list[str]) -> list[str]:
     """Where the goal quotes the name of a thing to click ('Click the "Share" button') and the page
     has it: only the clickables the goal names (that one, and others it names: "then click Submit")."""
-    quoted, names = [m.group(1) for m in QUOTED_CLICK.finditer(request.goal)], request.names.clickable
+    quoted, names = request.parsed_goal.quoted_clicks, request.names.clickable
     if not any(says(n, q) for n in names for q in quoted):
         return clicks
-    said = [n for n in names if any(says(n, q) for q in quoted) or named_by(request.goal, n)]
+    said = [n for n in names if any(says(n, q) for q in quoted) or request.parsed_goal.names(n)]
     return [c for c in clicks if clicks_on(c, said)] or clicks
 
 
@@ -162,8 +150,8 @@ def named_items(request: PlanRequest, clicks: list[str]) -> list[str]:
     Coletta"), only those, and of those the ones it says after "from" or "by" where it says some so
     ("forward to Evy the email from Cora": the item is Cora's): not the other items."""
     for items in request.names.lists:
-        said = [n for n in items if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", request.goal, re.I)]
-        said = [n for n in said if re.search(rf"\b(?:from|by) {re.escape(n)}(?!\w)", request.goal, re.I)] or said
+        said = [n for n in items if request.parsed_goal.says_whole(n)]
+        said = [n for n in said if request.parsed_goal.says_after_from_by(n)] or said
         if said:
             clicks = [c for c in clicks if not clicks_on(c, set(items) - set(said))]
     return clicks
@@ -173,7 +161,7 @@ def told_by_goal(request: PlanRequest, clicks: list[str]) -> list[str]:
     """Of the elements sharing a name, told apart by their items (telling), the ones whose item says
     a word of the goal (the star of the mail from Giulia, the reply under each of @kenda's posts),
     where the goal says such a word: not the others, nor the bare name."""
-    goal_words = {w for w in word_set(request.goal) if len(w) > 2}
+    goal_words = {w for w in request.parsed_goal.word_set if len(w) > 2}
     for name, tells in request.names.told_apart.items():
         items = request.names.told_items.get(name) or tells
         said = [t for t, item in zip(tells, items) if word_set(item) & goal_words - word_set(name)]
@@ -199,7 +187,8 @@ def next_up(request: PlanRequest, clicks: list[str]) -> list[str]:
     next_up = [c for c in clicks if clicks_on(c, opened)]
     added = any("cart" in c.casefold() for c in side_effects_done(request.steps))
     clicked = clicks_made(request.steps)
-    if next_up or not added or not said_split(request.goal, "checkout") or any(said_split(request.goal, c) for c in clicked):
+    goal = request.parsed_goal
+    if next_up or not added or not goal.says_split("checkout") or any(goal.says_split(c) for c in clicked):
         return next_up  # (once it has checked out, the cart is behind it)
     return [c for c in clicks if re.search(r"\b(?:cart|basket)\b", c, re.I)
             and c.removeprefix("click the ").split(" ", 1)[0].casefold() not in SIDE_EFFECTS]
@@ -214,12 +203,13 @@ def named_links(request: PlanRequest, clicks: list[str]) -> list[str]:
     only link); a capitalised word said otherwise is often part of another name ("the Forum day",
     a "(Press)" ticket) that a link happens to share, so where the goal names one so, it is left
     to the planner which link to open."""
-    words = task_words(request.goal) - {w for _, text in goal_texts(request.goal) for w in re.findall(WORD, text)}
+    goal = request.parsed_goal
+    words = goal.task_words - {w for given in goal.texts for w in re.findall(WORD, given.text)}
     lower, clicked = {w for w in words if w.islower()}, done_text(request)
     links = {c: m.group(1) for c in clicks if (m := LINK_CLICK.match(c))}
     named = {name for name, roles in request.names.clickable.items()
              if "link" in roles and word_set(name) and word_set(name) <= {w.casefold() for w in words}}
-    where = {n for n in named if re.search(WHERE.format(name=re.escape(n.rstrip(TRAILING_MARKS))), request.goal, re.I)}
+    where = {n for n in named if goal.says_where(n.rstrip(TRAILING_MARKS))}
     if not named or any(not word_set(n) <= lower for n in named - where):
         return clicks
     chosen = [c for c, said in links.items() if any(said in ways_to_name(n) for n in named)
@@ -233,7 +223,7 @@ def hidden_setting(request: PlanRequest, clicks: list[str]) -> list[str]:
     sets a setting ("set the font size to 14 points") no field, dropdown or box of it is
     named for: it is behind one of them, and saving before would save the rest unchanged."""
     names = request.names
-    settings = [word_set(m.group(1)) for m in SETTING.finditer(request.goal)]
+    settings = request.parsed_goal.settings
     here = [word_set(n) for n in [*names.fields, *names.dropdowns, *names.boxes]]
     if not settings or not here or all(any(wanted <= n for n in here) for wanted in settings):
         return []  # no form here (a menu's "More" button is another matter) or every setting on it
@@ -252,7 +242,7 @@ def side_effects_done(steps: list[DoneStep]) -> set[str]:
             or TELLING.search(c)}
 
 
-def asked_for(goal_words: set[str], click: str) -> bool:
+def asked_for(request: PlanRequest, click: str) -> bool:
     """A click whose button says it adds, buys, creates, deletes, subscribes... (its first word) is
     offered only when the goal asks for that kind of thing (to shop, to create or register, to
     delete...): no "Notify me", "Add to wishlist" or "Add to cart" on a task that only reads, no
@@ -260,12 +250,11 @@ def asked_for(goal_words: set[str], click: str) -> bool:
     ("Save" alone also submits forms: not one.)"""
     name = click.removeprefix("click the ").casefold()
     if name.startswith("save for later"):  # a shop's bookmark, not a form's save
-        return "later" in goal_words
+        return request.parsed_goal.asks_for(frozenset({"later"}))
     verb = name.split(" ", 1)[0]
     if verb not in SIDE_EFFECTS or (verb == "add" and " to " not in name):  # "Add a service" creates
         return True
-    return any({w, w + "s", w + "d", w + "ed", w + "ing", w.removesuffix("e") + "ing"} & goal_words
-               for w in SIDE_EFFECTS[verb])
+    return request.parsed_goal.asks_for(SIDE_EFFECTS[verb])
 
 
 def done_text(request: PlanRequest) -> str:
@@ -280,7 +269,7 @@ def bare(name: str) -> str:
 
 def page_shown(request: PlanRequest) -> str:
     """The page view's text, less a line that repeats the goal (a task page may show its own task)."""
-    return "\n".join(line for line in request.page.splitlines() if request.goal not in line)
+    return "\n".join(line for line in request.page.splitlines() if not request.parsed_goal.repeated_in(line))
 
 
 def sought(request: PlanRequest) -> list[str]:
@@ -288,16 +277,15 @@ def sought(request: PlanRequest) -> list[str]:
     and no step of the run clicked, and the names it says to find ("Find Casie in the book") that the
     page does not show: they are elsewhere, behind a tab, a link or the next page."""
     clicked = done_text(request).casefold()
-    quoted = [name for m in QUOTED_CLICK.finditer(request.goal)
-              if not any(says(n, name := m.group(1)) for n in request.names.clickable)
-              and f"click the {bare(name)}" not in clicked]
+    quoted = [name for name in request.parsed_goal.quoted_clicks
+              if not any(says(n, name) for n in request.names.clickable) and f"click the {bare(name)}" not in clicked]
     shown = page_shown(request).casefold()
-    return quoted + [m[1] for m in FIND.finditer(request.goal) if m[1].casefold() not in shown]
+    return quoted + [name for name in request.parsed_goal.to_find if name.casefold() not in shown]
 
 
 def quoted_here(request: PlanRequest) -> list[str]:
     """The clickables here that the goal says to click in quotes (says) that no step of the run clicked."""
-    clicked, quoted = done_text(request).casefold(), [m.group(1) for m in QUOTED_CLICK.finditer(request.goal)]
+    clicked, quoted = done_text(request).casefold(), request.parsed_goal.quoted_clicks
     return [n for n in request.names.clickable
             if any(says(n, q) for q in quoted) and f"click the {n.casefold()} " not in clicked]
 
@@ -324,10 +312,10 @@ def seeking(request: PlanRequest, clicks: list[str]) -> list[str]:
 def labelled_click(request: PlanRequest, clicks: list[str]) -> list[str]:
     """Where the goal says to click a thing by a label the page shows right before a clickable ("click
     on their address" and "Address:" then a button): only that clickable, and what the goal names."""
-    said = re.search(r"\bclick(?: on)?(?: the| their| his| her| its| your)? ([\w-]+)", request.goal, re.I)
+    said = request.parsed_goal.click_label
     lines = request.page.splitlines()
     labelled = [m[2] for label, line in zip(lines, lines[1:]) if said and label.endswith(":") and " " not in label.strip()
-                and says_name(said[1], label) and (m := re.match(r'^(button|link) "(.+)"$', line))]
+                and says_name(said, label) and (m := re.match(r'^(button|link) "(.+)"$', line))]
     if not labelled or sought(request):  # not before the page shows what the goal is about
         return clicks
     return [c for c in clicks if clicks_on(c, labelled)] or clicks
@@ -339,7 +327,7 @@ def clause_buttons(request: PlanRequest) -> list[str]:
     clicked = done_text(request).casefold()
     return [name for name, roles in request.names.clickable.items() if "button" in roles
             and len(said := re.findall(WORD, name)) == 1 and said[0].casefold() not in CLICK_VERBS
-            and re.search(CLAUSE_START + re.escape(said[0]) + r"\b", request.goal, re.I)
+            and request.parsed_goal.opens_clause_with(said[0])
             and f"click the {name.casefold()} " not in clicked]
 
 
@@ -348,30 +336,25 @@ def to_open(request: PlanRequest, split: bool = False) -> list[str]:
     "press Submit"), or quotes by their whole name (click the link "Pricing"), or
     says split as a verb ("sign up" for "Go to signup"; only those with `split`) that no
     step of the run clicked."""
-    goal = " ".join(re.findall(WORD, request.goal))
+    goal = request.parsed_goal
     clicked = done_text(request).casefold()
-    quoted = {bare(q) for q in quoted_texts(request.goal)}
-    return [name for name in request.names.clickable if (said := " ".join(re.findall(WORD, name)))
-            and (said_split(goal, name) or bare(name) in quoted
-                 or not split and re.search(OPENING + re.escape(said) + r"\b", goal, re.I))
+    quoted = {bare(q) for q in goal.quoted}
+    return [name for name in request.names.clickable if re.findall(WORD, name)
+            and (goal.says_split(name, flat=True) or bare(name) in quoted or not split and goal.opens(name))
             and f"click the {name.casefold()} " not in clicked]
 
 
-MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december"]
 SHOWN_MONTH = re.compile(r"^(?:\w+: )?(" + "|".join(MONTHS) + r") (\d{4})$", re.I | re.M)  # a calendar's heading
-GIVEN_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b|\b(\d{4})-(\d{1,2})-(\d{1,2})\b")  # 12/02/2016, 2016-12-02
 
 
 def calendar_day(request: PlanRequest) -> list[str]:
     """Where the page shows a calendar (a month's heading, "December 2016", and links named by days)
     and the goal gives a date (month/day/year or year-month-day): the click on its day when the
     calendar shows its month, else on the calendar's "Next" or "Prev" towards it, where it has them."""
-    shown, given = SHOWN_MONTH.search(request.page), GIVEN_DATE.search(request.goal)
+    shown, given = SHOWN_MONTH.search(request.page), request.parsed_goal.date
     if not shown or not given:
         return []
-    month, day, year = (int(given[1]), int(given[2]), int(given[3])) if given[1] else (
-        int(given[5]), int(given[6]), int(given[4]))
+    year, month, day = given
     at = (int(shown[2]), MONTHS.index(shown[1].casefold()) + 1)
     links = {name for name, roles in request.names.clickable.items() if "link" in roles}
     if at == (year, month):
@@ -383,8 +366,8 @@ def calendar_day(request: PlanRequest) -> list[str]:
 def field_to_focus(request: PlanRequest) -> list[str]:
     """Where the goal says to focus or click into a field it names ("Focus into the 3rd textbox") and
     no step has clicked it: the click on that field."""
-    if not re.match(r"\s*(?:focus|click)\b", request.goal, re.I):
+    if not request.parsed_goal.focuses:
         return []
     clicked = done_text(request).casefold()
-    return [f"click the {said[0]} field" for f in request.names.fields if named_by(request.goal, f)
+    return [f"click the {said[0]} field" for f in request.names.fields if request.parsed_goal.names(f)
             and (said := ways_to_name(f)) and f"click the {said[0].casefold()} field" not in clicked]

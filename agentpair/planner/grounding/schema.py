@@ -71,10 +71,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentpair.planner.grounding.field_values import typed_values, typing_groups
-from agentpair.planner.grounding.form_left import REFUSED, TYPED, form_left, named_boxes
-from agentpair.planner.grounding.goal_words import SENTENCE_END, given_values, goal_texts, named_by, named_options, word_set
-from agentpair.planner.grounding.page_clicks import (calendar_day, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
+from agentpair.planner.grounding.field_values import secret_groups, typed_values, typing_groups
+from agentpair.planner.goal.words import SENTENCE_END, word_set
+from agentpair.planner.grounding.form_left import REFUSED, TYPED, form_left
+from agentpair.planner.grounding.page_clicks import (calendar_day, page_clicks, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
                                    offered_clicks, page_shown, quoted_here, seeking, signed_in, sought, to_open, typed_unsent,
                                    ways_to_name, writable)
 from agentpair.planner.request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, DoneStep, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
@@ -85,8 +85,6 @@ CLASSED = set(".$")  # llama.cpp keeps "\." as an escape its grammar rejects: "[
 GROUNDED_TOOLS = ("click", "type", "select", "check", "go_back")
 GO_BACK = "go back to the previous page"
 FREE_VERBS = {"goto": "go to", "wait_for": "wait"}
-ADDRESS = re.compile(r"https?://[^\s\"'<>]+|(?<![\w/])/[\w\-./?=&%#~]*")  # a URL or a site's path, in a goal
-READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)  # asks for facts
 SETS_NOTHING = {"read", "wait_for", "scroll", "check", "select"}  # tools whose steps send no form
 FORCED = "the only step the page allows"  # the thought of a plan the loop took without the planner
 DONE = "the goal is done"  # a finish's instruction
@@ -105,35 +103,36 @@ def _act(tool: str, instruction: dict[str, Any]) -> dict[str, Any]:
     return step_shape("act", {"tool": {"const": tool}}, ["tool"], instruction)
 
 
-def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -> list[dict[str, Any]]:
+def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str], heuristic: bool = True) -> list[dict[str, Any]]:
     """One act shape per grounded tool the page gives something to do, then one per other tool;
     `values` are what a step may type (typed_values), `clicks` what it may click (offered_clicks). A box is
     offered only the verb that turns it (check when off, uncheck when on) and never the one undoing
     what a step of the run did, nor a box the goal leaves alone (_not_to_check); no step that
     changed nothing on this very page (request.unchanged) is offered again, nor a field the run has
-    submitted a text into with Enter, as said (no second search)."""
+    submitted a text into with Enter, as said (no second search). Without `heuristic` (structural
+    grounding): every option and box, each field any value but a secret not named for it."""
     names, tools, done = request.names, [t.name for t in request.tools], set(request.unchanged)
     shapes = []
-    if not names.fields and (signed_in(request) or not request.secret_names):  # the way to sign in: any words
+    if heuristic and not names.fields and (signed_in(request) or not request.secret_names):  # the way to sign in
         clicks = named_links(request, clicks)
-    clicks = seeking(request, clicks)
+    clicks = seeking(request, clicks) if heuristic else clicks
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
     submitted = {m.group(2) for s in request.steps if s.ok and acted_with(s, "type") and s.instruction.endswith(" and press Enter")
                  and (m := TYPED.match(s.instruction)) and m.group(1) == (s.args or {}).get("text")}
     retyped = {m.group(1) for m in map(TYPED.match, done) if m}
-    typing = typing_groups(request, [v for v in values if v not in retyped], submitted)
+    typing = (typing_groups if heuristic else secret_groups)(request, [v for v in values if v not in retyped], submitted)
     if "type" in tools and typing:
         into = "|".join(f"{_one_of(vals)} into the {_one_of(fields)}" for vals, fields in typing)
         shapes.append(_act("type", {"type": "string", "pattern": f"^type ({into}) (field|box)( and press Enter)?$"}))
     choices = [f"select {option} in the {said} dropdown" for name, options in names.dropdowns.items()
-               if _names_an_option(request.goal, options)
-               for option in named_options(request.goal, options) if writable(option)
+               if not heuristic or request.parsed_goal.names_an_option(options)
+               for option in (request.parsed_goal.options_named(options) if heuristic else options) if writable(option)
                for said in ways_to_name(name)]
     choices = [c for c in choices if c not in done]
     if "select" in tools and choices:
         shapes.append(_act("select", {"enum": choices}))
-    leave = _not_to_check(request)
+    leave = _not_to_check(request) if heuristic else set()
     ticks = [f"{'uncheck' if name in names.checked else 'check'} the {said} box" for name in names.boxes
              if name in names.checked or name not in leave for said in ways_to_name(name)]
     set_by_run = {s.instruction for s in request.steps if s.ok and acted_with(s, "check")}
@@ -141,7 +140,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
     ticks = [t for t in ticks if t not in done and undoing[t] not in set_by_run]
     if "check" in tools and ticks:
         shapes.append(_act("check", {"enum": ticks}))
-    leaving = typed_unsent(request)  # nothing that leaves a form typed into and not sent
+    leaving = heuristic and typed_unsent(request)  # nothing that leaves a form typed into and not sent
     if "go_back" in tools and GO_BACK not in done and not leaving:
         shapes.append(_act("go_back", {"const": GO_BACK}))
     # the rest: an instruction that starts with the tool's own verb, so that a step cannot name a
@@ -152,54 +151,45 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str]) -
             if any(d == verb or d.startswith(verb + " ") for d in done):
                 continue  # it did nothing here once: any other wording would do nothing too
             if tool == "goto":  # only an address the goal gives ("go to the finish" opened a page named so)
-                if addresses := goal_addresses(request.goal):
+                if addresses := request.parsed_goal.addresses:
                     shapes.append(_act(tool, {"enum": [f"{verb} {address}" for address in addresses]}))
                 continue
             shapes.append(_act(tool, {"type": "string", "pattern": f"^{_literal(verb)}( [^\"\\\\]*)?$"}))
     return shapes
 
 
-def goal_addresses(goal: str) -> list[str]:
-    """The URLs and site paths ("/account/orders") a goal gives, in order, without a closing stop or comma."""
-    return list(dict.fromkeys(m.group().rstrip(".,;:!?)") for m in ADDRESS.finditer(goal) if len(m.group()) > 1))
-
-
-def _names_an_option(goal: str, options: list[str]) -> bool:
-    """The goal names an option of this dropdown (named_options): a dropdown it names none of is left
-    as it is ("Do not change any other setting"; a small planner picks some option where nothing
-    asks for one)."""
-    return len(named_options(goal, options)) < len(options) or len(options) == 1 == len(
-        [o for o in options if o.casefold() in goal.casefold()])
-
-
 def _not_to_check(request: PlanRequest) -> set[str]:
     """The boxes a goal that names one of their kind leaves alone: other radio buttons where it names
     one (checking one would undo it), and, where it says "the pottery class only", the other
     boxes sharing a word with the one it names ("weaving class")."""
-    names = request.names
-    named = [b for b in names.boxes if named_by(request.goal, b)]
+    names, goal = request.names, request.parsed_goal
+    named = [b for b in names.boxes if goal.names(b)]
     radios = [b for b in names.boxes if "radio" in names.clickable.get(b, [])]
-    out = {b for b in radios if not named_by(request.goal, b)} if set(named) & set(radios) else set()
-    if re.search(r"\bonly\b", request.goal, re.I):
+    out = {b for b in radios if not goal.names(b)} if set(named) & set(radios) else set()
+    if goal.only:
         out |= {b for b in names.boxes if b not in named and any(word_set(b) & word_set(n) for n in named)}
     return out
 
 
-def grounded_plan_schema(request: PlanRequest) -> dict[str, Any]:
+def grounded_plan_schema(request: PlanRequest, heuristic: bool = True) -> dict[str, Any]:
     """The plan schema for this request's page and task (the plain one when the request knows no
     names, as one built by hand may not). A code step must name a field to type its text into;
-    with no field on the page there is no code step."""
+    with no field on the page there is no code step. Without `heuristic`: the structural core only
+    (grounding.layer)."""
     if not request.tools or request.names == PageNames():
         return plan_schema([t.name for t in request.tools], request.output_schema)
-    return plan_object(*grounded_steps(request))
+    return plan_object(*grounded_steps(request, heuristic=heuristic))
 
 
-def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[str, Any]], int]:
+def grounded_steps(request: PlanRequest, reads: bool = True, heuristic: bool = True) -> tuple[list[dict[str, Any]], int]:
     """The step shapes a grounded plan may hold, and how many steps it may have. reads=False is for
     a planner that reads the page into its answer and writes its own text (single_model): no
     extract or code step (a code step becomes typing the code into its field), no value left unread,
-    and on the page the goal asks about, the finish is the only step."""
+    and on the page the goal asks about, the finish is the only step. Without `heuristic`: the
+    page's elements and the values given, none of the rules that read the goal's words."""
     values = typed_values(request)
+    if not heuristic:
+        return _structural_steps(request, values), MAX_PLAN_STEPS
     left = form_left(request)
     if left and refused(request):  # a submit was refused: fill the form
         return [_act(tool, {"enum": [step for t, step in left if t == tool]}) for tool in dict.fromkeys(
@@ -212,8 +202,8 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     if plainly_next := next_up(request, clicks):  # the only step
         return [_act("click", {"enum": plainly_next})], MAX_PLAN_STEPS
     unread = _unread(request) if reads else {}
-    asks = unread or unread is None and not request.memory and READING.search(request.goal) is not None
-    if (asks or not reads and READING.search(request.goal)) and _about_the_goal(request):
+    asks = unread or unread is None and not request.memory and request.parsed_goal.asks
+    if (asks or not reads and request.parsed_goal.asks) and _about_the_goal(request):
         if not reads:
             return [finish_shape(request.output_schema)], 1
         schema = EXTRACT_SCHEMA if unread is None else {"const": unread}  # the page the goal asks about: read it
@@ -223,7 +213,7 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
         schema = EXTRACT_SCHEMA if unread is None else {"const": unread}
         steps.append(step_shape("extract", {"schema": schema}, ["schema"]))
     fields = [f"the {said} box" for name in request.names.fields for said in ways_to_name(name)]
-    named = {f"the {box.casefold()} box" for box in named_boxes(request.goal)}
+    named = {f"the {box.casefold()} box" for box in request.parsed_goal.boxes}
     fields = [f for f in fields if f.casefold() in named] or fields  # where the goal says the text goes
     written = {s.target for s in request.steps if s.ok and s.kind == "code"}  # a box takes one text
     fields = [f for f in fields if f not in written]
@@ -236,6 +226,22 @@ def grounded_steps(request: PlanRequest, reads: bool = True) -> tuple[list[dict[
     return steps, MAX_PLAN_STEPS
 
 
+def _structural_steps(request: PlanRequest, values: list[str]) -> list[dict[str, Any]]:
+    """The structural core: acts on the page's elements (page_clicks), the extraction (of the
+    answer's unread fields, where it has an answer schema), a code step into a field no code step
+    filled, and the finish answering with what was read."""
+    unread = _unread(request)
+    steps = _grounded_acts(request, values, page_clicks(request), heuristic=False)
+    if unread != {}:
+        steps.append(step_shape("extract", {"schema": EXTRACT_SCHEMA if unread is None else {"const": unread}}, ["schema"]))
+    written = {s.target for s in request.steps if s.ok and s.kind == "code"}
+    if fields := [f for name in request.names.fields for said in ways_to_name(name) if (f := f"the {said} box") not in written]:
+        steps.append(step_shape("code", {"template": TEXT, "target": {"enum": fields}}, ["template", "target"]))
+    if not unread:
+        steps.append(finish_shape(_grounded_answer(request, values)))
+    return steps
+
+
 def refused(request: PlanRequest) -> bool:
     """The loop refused a button click of this run (premature_click)."""
     return any(REFUSED in (s.error or "") for s in request.steps)
@@ -246,8 +252,8 @@ def acted_with(done: DoneStep, tool: str) -> bool:
 
 
 def owes_no_answer(request: PlanRequest) -> bool:
-    """The task asks for no answer: no answer schema, no question in the goal (READING)."""
-    return not request.output_schema and not READING.search(request.goal)
+    """The task asks for no answer: no answer schema, no question in the goal (Goal.asks)."""
+    return not request.output_schema and not request.parsed_goal.asks
 
 
 def first_heading(request: PlanRequest) -> str:
@@ -260,7 +266,7 @@ def _about_the_goal(request: PlanRequest) -> bool:
     name of two or more words the goal says, not a link (a site's name heads its home page and
     links there)."""
     heading = first_heading(request)
-    return len(word_set(heading)) >= 2 and named_by(request.goal, heading) and heading not in request.names.clickable
+    return len(word_set(heading)) >= 2 and request.parsed_goal.names(heading) and heading not in request.names.clickable
 
 
 def still_to_do(request: PlanRequest) -> list[str]:
@@ -276,10 +282,10 @@ def still_to_do(request: PlanRequest) -> list[str]:
     done = done_text(request)
     opening = [f"click the {name}" for name in dict.fromkeys([*to_open(request), *clause_buttons(request),
                                                                 *quoted_here(request)])]
-    texts = [text.rstrip(SENTENCE_END) for _, text in goal_texts(request.goal)]
+    texts = [given.text.rstrip(SENTENCE_END) for given in request.parsed_goal.texts]
     to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
     coded = any(s.ok and s.kind == "code" for s in request.steps)
-    to_fill = [f"fill the {box} box" for box in named_boxes(request.goal)
+    to_fill = [f"fill the {box} box" for box in request.parsed_goal.boxes
                if not coded and f"into the {box.casefold()} " not in done.casefold()]
     hidden = hidden_setting(request, [f"click the {name} button" for name in request.names.clickable])
     acts = [s for s in request.steps if s.ok and not (s.kind == "act" and s.tool in SETS_NOTHING)]  # nor does a failed step
@@ -289,7 +295,7 @@ def still_to_do(request: PlanRequest) -> list[str]:
     acted = any(s.ok and (s.kind == "act" and s.tool or s.kind == "code") for s in request.steps)
     idle = ["act on the page"] if owes_no_answer(request) and not acted else []
     shown = page_shown(request)
-    to_enter = [f"type {v}" for v in given_values(request.goal, set(request.names.clickable))
+    to_enter = [f"type {v}" for v in request.parsed_goal.given_values(set(request.names.clickable))
                 if owes_no_answer(request) and f"type {v}" not in done and v not in shown]
     elsewhere = [f"click {name}" for name in sought(request)]
     return (opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden + idle + to_enter

@@ -5,7 +5,7 @@ answer once every field is read."""
 from __future__ import annotations
 
 from agentpair.planner.grounding.form_left import UNSENT, premature_click
-from agentpair.planner.grounding.goal_words import closing_verb
+from agentpair.planner.goal import parse_goal
 from agentpair.models import Step
 from agentpair.planner.grounding.forced import forced_steps
 from agentpair.planner.grounding.schema import grounded_plan_schema
@@ -106,9 +106,9 @@ def test_the_run_ends_once_the_button_of_the_goals_closing_clause_changed_the_pa
 
 
 def test_the_closing_clause_is_the_last_one_that_does_something() -> None:
-    assert closing_verb("Sign in as kim, open the ticket and send this reply: Done and dusted.") == "send"
-    assert closing_verb("Set the timeout to 15 minutes and save it. Do not change any other setting.") == "save"
-    assert closing_verb('Type "a and b" into the box, then press Enter.') == "press"
+    assert parse_goal("Sign in as kim, open the ticket and send this reply: Done and dusted.").closing_verb == "send"
+    assert parse_goal("Set the timeout to 15 minutes and save it. Do not change any other setting.").closing_verb == "save"
+    assert parse_goal('Type "a and b" into the box, then press Enter.').closing_verb == "press"
 
 
 def test_where_the_form_hides_the_setting_the_goal_sets_show_more_is_taken() -> None:

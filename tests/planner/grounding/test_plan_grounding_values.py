@@ -4,7 +4,8 @@ name qualifies it) and the texts the page shows whole (a line of text, a field's
 from __future__ import annotations
 
 from agentpair.planner.grounding.form_left import REFUSED, premature_click
-from agentpair.planner.grounding.goal_words import given_values, value_runs
+from agentpair.planner.goal import parse_goal
+from agentpair.planner.goal.words import value_runs
 from agentpair.planner.grounding.field_values import shown_texts
 from agentpair.planner.grounding.schema import grounded_plan_schema
 from tests.grounding_helpers import act, plan, request, valid
@@ -113,6 +114,6 @@ def test_a_field_a_table_row_gives_a_value_for_takes_only_that_and_no_field_its_
 
 
 def test_a_time_the_goal_gives_keeps_its_am_or_pm() -> None:
-    assert given_values("Enter 9:37 PM as the time and press submit.", set()) == ["9:37 PM"]
-    assert given_values("Book it for 05/20/2010 at 10:05am.", set()) == ["05/20/2010", "10:05am"]
-    assert given_values("Meet at 12:30:15 p.m. sharp, in room 3-4.", set()) == ["12:30:15 p.m.", "3-4"]
+    assert parse_goal("Enter 9:37 PM as the time and press submit.").given_values(set()) == ["9:37 PM"]
+    assert parse_goal("Book it for 05/20/2010 at 10:05am.").given_values(set()) == ["05/20/2010", "10:05am"]
+    assert parse_goal("Meet at 12:30:15 p.m. sharp, in room 3-4.").given_values(set()) == ["12:30:15 p.m.", "3-4"]

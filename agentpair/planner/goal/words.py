@@ -1,6 +1,6 @@
-"""How the grounded plan schema (grounding.schema) reads a goal's words: the runs of them a value can
-be, which of a page's names and options it names, what it rules out, the texts it gives to
-enter, the numbers it picks things by."""
+"""The goal's English, for parse.py: the word lists and patterns a goal is read by, the runs of its
+words a value can be, which of a page's names and options it names, what it rules out, the texts
+it gives to enter."""
 
 from __future__ import annotations
 
@@ -24,6 +24,42 @@ EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 SENTENCE_STOP = r"(?<!\b[A-Z])[.!?;](?:\s|$)"  # a sentence's (or clause's) end: not an initial's stop ("K. Le Guin")
 CLAUSE_START = r"(?:^|(?<!\b[A-Z])[.!?;]\s+|\b(?:and|then)\s+)"  # before a clause's first word, its verb ("... and forward it")
 DATE_OR_TIME = re.compile(r"\b\d{1,4}[/:-]\d{1,2}(?:[/-]\d{1,4}|:\d{2})?(?: ?(?:[AaPp][Mm]|[AaPp]\.[Mm]\.)(?!\w)|\b)")
+
+
+# what a goal asks by its verbs and phrases
+OPENING = r"\b(?:go to|open|visit|navigate to|take me to|head to|click(?: on)?|press|hit|tap|show me|view)(?: the| my| your)? "
+OPENS = r"(?:open|go to|visit|view|show me|navigate to|take me to)\b"  # a clause that opens a page
+WHERE = r"\b(?:under|inside|from the|in the)\s+{name}\b|\b{name}\s*(?:>|, then\b)"  # where a page is
+FIND = re.compile(r"\b(?i:find|look for|locate) ([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)(?=[,.;:!?]|$| (?:in|on|at|from|and|of|for)\b)")
+# "Find Casie in the book": a name to find (a name, ending there: not "Find Support tickets")
+SETTING = re.compile(r"\b(?:set(?! up\b)|change|switch|turn)(?: the| my| your)? ([a-z][\w -]{2,30}?) to \S", re.I)
+QUOTED_CLICK = re.compile(r'\bclick(?:\s+on)?(?:\s+the)?(?:\s+(?:link|button|tab|word|item))?\s+["“]([^"”]+)["”]', re.I)
+EACH = re.compile(QUOTED_CLICK.pattern + r"(?:\s+button)?\s+on\s+(all|every|each|\d+)\b", re.I)  # "... on 3 posts"
+ADDRESS = re.compile(r"https?://[^\s\"'<>]+|(?<![\w/])/[\w\-./?=&%#~]*")  # a URL or a site's path
+READING = re.compile(r"\?|\b(?:report|tell me|find out|what|which|how much|how many|look up the [\w ,]+? of)\b", re.I)
+NOT_WANTED = r"\b(?:not|no)\s+(?:an? |the |any )?([^,.;:()]+)"  # "do not send me the digest"
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+GIVEN_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b|\b(\d{4})-(\d{1,2})-(\d{1,2})\b")  # 12/02/2016, 2016-12-02
+CODE = re.compile(r"(?<![\w.,])\d{3,}(?![\w.,]\d)")  # a number things are named by ("case #3107")
+# the kinds of thing a goal asks for, by which a button's first word is offered (see Goal.asks_for)
+SHOPPING = frozenset({"add", "basket", "buy", "cart", "check", "checkout", "deliver", "delivery", "get", "order",
+                      "purchase", "ship", "shipping", "shop", "want"})
+DELETING = frozenset({"delete", "remove", "trash", "discard", "erase"})
+MARKING = frozenset({"star", "favorite", "favourite", "mark", "flag"})
+CREATING = frozenset({"create", "make", "register", "registration", "join", "signup", "book", "add", "set", "submit",
+                      "new"})
+SIDE_EFFECTS = {"add": SHOPPING, "buy": SHOPPING, "order": SHOPPING, "purchase": SHOPPING,
+                "create": CREATING, "register": CREATING,
+                **{verb: DELETING for verb in ("delete", "remove", "trash")}, "star": MARKING, "flag": MARKING,
+                **{verb: frozenset({verb}) for verb in ("archive", "cancel", "follow", "notify", "share",
+                                                         "subscribe", "unsubscribe", "verify")}}
+MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december"]
+
+
+def codes_in(text: str) -> set[str]:
+    """The numbers of three or more digits a text names things by."""
+    return set(CODE.findall(text))
 
 
 def value_runs(words: list[str], start: int) -> list[str]:
@@ -195,16 +231,6 @@ def named_options(goal: str, options: list[str]) -> list[str]:
     return named or options
 
 
-def by_number(goal: str, clicks: list[str]) -> list[str]:
-    """Where the goal names a thing by a number of three or more digits (case #3107, order 8816)
-    and some clicks say it, not the clicks that say only other such numbers (case #3104)."""
-    numbers = lambda text: set(re.findall(r"(?<![\w.,])\d{3,}(?![\w.,]\d)", text))
-    named = numbers(goal)
-    if not any(numbers(c) & named for c in clicks):
-        return clicks
-    return [c for c in clicks if not numbers(c) or numbers(c) & named]
-
-
 def said_split(goal: str, name: str) -> bool:
     """The goal says a long word of the name as two, as a verb: "sign up" for "Go to signup"."""
     return any(re.search(r"\b(?:" + "|".join(f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1)) + r")\b", goal, re.I)
@@ -270,15 +296,6 @@ def task_said(goal: str) -> str:
 def task_words(goal: str) -> set[str]:
     """The goal's words (as it writes them) less those of where it says the site is (task_said)."""
     return set(re.findall(WORD, task_said(goal)))
-
-
-def given_values(goal: str, clickable: set[str]) -> list[str]:
-    """The values the goal gives to enter: its quoted texts that name nothing clickable here, and its
-    dates and times ("05/20/2010", "2027-03-04", "9:37 PM")."""
-    quoted = [text for text in quoted_texts(goal)[:8] if text not in clickable]
-    inside = " ".join(quoted)
-    dates = [d for d in DATE_OR_TIME.findall(goal) if d not in inside]
-    return list(dict.fromkeys([*quoted, *dates]))
 
 
 def given_emails(goal: str) -> list[str]:
