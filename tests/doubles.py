@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentpair.models import FillRequest, FillResult, FillStats, Plan
+from agentpair.planner.grounding.layer import Grounding
 from agentpair.planner.request import PlanReply, PlanRequest
 from agentpair.tools.base import Observation, Tool, ToolResult
 
@@ -17,6 +18,7 @@ class ScriptedPlanner:
     """Returns the given plans in order, sleeping `delay_s` per call; records every request."""
 
     name = "scripted-planner"
+    grounding = Grounding(None)  # tests that need the loop's forced steps and refusals set their own
 
     def __init__(self, plans: list[Plan | dict[str, Any]], delay_s: float = 0.0, api_key: str = "") -> None:
         self.plans = [p if isinstance(p, Plan) else Plan.model_validate(p) for p in plans]

@@ -20,8 +20,6 @@ from agentpair.agent.events import AgentEvent
 from agentpair.executor.protocol import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner.request import Planner, PlannerError, PlanReply, ToolInfo, plan_request
-from agentpair.planner.grounding.form_left import premature_click, typed_field
-from agentpair.planner.grounding.forced import forced_steps
 from agentpair.planner.grounding.schema import FORCED
 from agentpair.planner.page_view import page_state
 from agentpair.agent.render import executor_context
@@ -45,7 +43,9 @@ class Agent:
 
     `None` for planner, executor or browser means the embedded defaults: llama.cpp with the
     shipped SmolLM2 planner (or the endpoint in OPENAI_BASE_URL), the default executor, and a
-    headless Chromium. `single_model=True` makes the planner write each tool call itself, one per
+    headless Chromium. What the page and the goal allow a plan is the planner's constraint layer
+    (`planner.grounding`, agentpair.planner.grounding.layer): the loop takes the steps it forces and
+    refuses the steps it refuses, whichever planner it is. `single_model=True` makes the planner write each tool call itself, one per
     iteration (agentpair.planner.single_model), and loads no default executor.
     """
 
@@ -65,6 +65,9 @@ class Agent:
         from agentpair.agent import defaults
 
         self.planner: Planner = planner or defaults.default_planner(single_model)
+        if not isinstance(self.planner, Planner):
+            raise TypeError(f"{type(self.planner).__name__} is not a Planner: it needs name, grounding, identity() "
+                            "and plan() (see agentpair.planner.request.Planner)")
         self._executor = executor
         self._browser = browser
         self.extra_tools = list(tools)
@@ -255,7 +258,7 @@ class Agent:
             tools = [ToolInfo(name=t.name, description=t.description) for t in toolbox]
             request = plan_request(run.task, observation, run.memory, run.records, tools,
                                    run.unchanged_on(observation))
-            if getattr(self.planner, "grounded", False) and (steps := forced_steps(request)):
+            if steps := self.planner.grounding.forced(request):
                 with rec.span("plan forced", attributes={"agentpair.plan": Plan(thought=FORCED, steps=steps)}):
                     self._emit("plan", run.iteration, "; ".join(f"{s.kind} {s.tool or ''} {s.instruction}".strip()
                                                                for s in steps) + " (forced)")
@@ -288,12 +291,11 @@ class Agent:
                        toolbox: Toolbox) -> Observation:
         """Carry out a plan's steps; return the observation the next planner call should see. A step
         that sets a box, an option or a field (IDEMPOTENT) is run once however often the plan says it;
-        under a grounded schema, a field takes the first text a plan types into it, not a later one."""
-        pending = [s for i, s in enumerate(plan.steps) if s.tool not in IDEMPOTENT or s.instruction.endswith("press Enter")
-                   or all((s.tool, s.instruction) != (t.tool, t.instruction) for t in plan.steps[:i])]
-        if getattr(self.planner, "grounded", False):
-            fields = [typed_field(s.instruction) if s.tool == "type" else None for s in pending]
-            pending = [s for i, s in enumerate(pending) if fields[i] is None or fields[i] not in fields[:i]]
+        the planner's grounding drops what it would not run (Grounding.to_run)."""
+        pending = self.planner.grounding.to_run([s for i, s in enumerate(plan.steps) if s.tool not in IDEMPOTENT
+                                                 or s.instruction.endswith("press Enter")
+                                                 or all((s.tool, s.instruction) != (t.tool, t.instruction)
+                                                        for t in plan.steps[:i])])
         acted = False
         while pending:
             if pending[0].kind == "finish":
@@ -361,12 +363,12 @@ class Agent:
         error = next((f.error for f in fills if f.error), None)
         if step.kind == "act" and not fills and step.args is None:
             error = f"unknown tool {step.tool!r} (known: {', '.join(toolbox.names())})"
-        # a submit before the form is filled, or a link away from a form typed into and not sent (a
-        # grounded planner's wording; a planner that asked for no grounding gets no such refusal)
-        if getattr(self.planner, "grounded", False) and step.tool in ("click", "goto", "go_back") and not error:
-            error = premature_click(plan_request(run.task, observation, run.memory, run.records, []), step.instruction)
-            if error:  # and not offered again on this page as it is
-                run.unchanged.setdefault(page_state(observation), []).append(step.instruction)
+        # what the planner's grounding refuses now (a submit before the form is filled, a link away
+        # from a form typed into and not sent), not offered again on this page as it is
+        if not error and (refused := self.planner.grounding.refusal(
+                step, lambda: plan_request(run.task, observation, run.memory, run.records, []))):
+            error, record.refused = refused
+            run.unchanged.setdefault(page_state(observation), []).append(step.instruction)
         if error:
             record.ok, record.error = False, error
             self._emit("step", run.iteration, f"{step.kind}: {step.instruction} -> FAILED: {error}")

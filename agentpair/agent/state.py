@@ -10,7 +10,6 @@ from typing import Any
 import jsonschema
 
 from agentpair.models import Step, StepRecord, Task
-from agentpair.planner.grounding.form_left import REFUSED
 from agentpair.planner.page_view import page_state
 from agentpair.tools.base import Observation
 
@@ -50,7 +49,7 @@ class RunState:
 
     def steps_done(self) -> int:
         """Steps taken toward max_steps: not a finish, nor a click refused before it ran (premature_click)."""
-        return sum(1 for r in self.records if r.step.kind != "finish" and not (r.error or "").startswith(REFUSED))
+        return sum(1 for r in self.records if r.step.kind != "finish" and not r.refused)
 
     def finish(self, step: Step) -> StepRecord:
         """A finish step's record: its answer (else the last thing read) checked against the task's

@@ -25,9 +25,10 @@ def planner_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--planner-base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, "
                                                    "else the embedded llama.cpp planner)")
     parser.add_argument("--planner-model", help="model name (default: AGENTPAIR_PLANNER_MODEL)")
-    parser.add_argument("--grounded", action=argparse.BooleanOptionalAction, default=None,
-                        help="plans under the schema narrowed to the page and task (default: on for the embedded "
-                             "planner, off for an endpoint)")
+    parser.add_argument("--grounding", choices=["structural", "heuristic", "none"],
+                        help="what the page and task allow a plan: the page's elements and the values given "
+                             "(structural), also the rules read from the goal and the page (heuristic), or the "
+                             "plain plan schema (none); default heuristic for the embedded planner, none for an endpoint")
     parser.add_argument("--schema-mode", choices=["pattern", "strict"],
                         help="how an endpoint is sent plan schemas: as they are, regex patterns and all (llama.cpp, "
                              "vLLM), or in the strict subset OpenAI enforces (default: strict for api.openai.com)")
@@ -41,8 +42,8 @@ def planner_from_args(args: argparse.Namespace) -> Any:
     from agentpair.planner.client import OpenAIPlanner
 
     options: dict[str, Any] = {"timeout_s": args.planner_timeout} if getattr(args, "planner_timeout", None) else {}
-    if getattr(args, "grounded", None) is not None:
-        options["grounded"] = args.grounded
+    if getattr(args, "grounding", None) is not None:
+        options["grounding"] = None if args.grounding == "none" else args.grounding
     if getattr(args, "planner_base_url", None):
         return OpenAIPlanner(base_url=args.planner_base_url, model=args.planner_model,
                              schema_mode=getattr(args, "schema_mode", None), **options)

@@ -1,6 +1,6 @@
 """The planner: OpenAIPlanner, which asks any OpenAI-compatible endpoint for a plan under the Plan JSON
-schema (or the one agentpair.planner.grounding.schema narrows to the page), validates it with pydantic, and
-re-asks once with the validation error. What it is asked and answers: agentpair.planner.request.
+schema (or the one its grounding, agentpair.planner.grounding.layer, narrows to the page), validates it
+with pydantic, and re-asks once with the validation error. What it is asked and answers: agentpair.planner.request.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from agentpair.llm.endpoint import Attempt, Endpoint, EndpointError, StructuredO
 from agentpair.llm.strict import strict_schema
 from agentpair.models import Plan
 from agentpair.planner import single_model
-from agentpair.planner.grounding.schema import grounded_plan_schema
+from agentpair.planner.grounding.layer import Grounding, GroundingMode
 from agentpair.planner.request import (SYSTEM_PROMPT, PlannerError, PlanReply, PlanRequest, plan_schema, render_user_message)
 
 
@@ -56,11 +56,13 @@ class OpenAIPlanner:
         max_attempts: int = 4,
         backoff_s: float = 0.5,
         max_tokens: int = 1024,
-        grounded: bool = False,
+        grounding: GroundingMode | None = None,
         schema_mode: SchemaMode | None = None,
         describe_tools: bool = True,
     ) -> None:
-        """grounded: answer under the schema narrowed to the page and task (grounding.schema).
+        """grounding: what the page and the task allow a plan (grounding.layer): "structural" (the
+        page's elements, the values given), "heuristic" (also the rules read from the goal's values
+        and the page's structure: grounding.schema), or None (the plain plan schema).
         schema_mode: "pattern" sends schemas as they are (regex patterns, bounds: llama.cpp and vLLM
         compile them into a grammar), "strict" in the subset OpenAI-style strict structured outputs
         enforce (llm.strict); default strict for api.openai.com, else pattern. Either way the reply
@@ -75,7 +77,7 @@ class OpenAIPlanner:
             backoff_s=backoff_s, max_tokens=max_tokens,
         )
         self.name = f"openai:{self.endpoint.model}"
-        self.grounded = grounded
+        self.grounding = Grounding(grounding)
         self.schema_mode: SchemaMode = schema_mode or ("strict" if "api.openai.com" in base_url else "pattern")
         self.describe_tools = describe_tools
 
@@ -84,7 +86,7 @@ class OpenAIPlanner:
         return self.endpoint.api_key
 
     def identity(self) -> dict[str, Any]:
-        return {"kind": "openai", **self.endpoint.identity(), "grounded": self.grounded, "schema_mode": self.schema_mode}
+        return {"kind": "openai", **self.endpoint.identity(), "grounding": self.grounding.mode, "schema_mode": self.schema_mode}
 
     async def _settle_model(self) -> None:
         """With no model named: the one model the server lists (/v1/models), as a local llama.cpp or
@@ -98,12 +100,10 @@ class OpenAIPlanner:
     async def plan(self, request: PlanRequest) -> PlanReply:
         if self._ask_model:
             await self._settle_model()
-        if self.grounded and request.single_model:
-                schema = single_model.plan_schema(request, grounded=True)
-        elif self.grounded:
-            schema = grounded_plan_schema(request)
+        if request.single_model:
+            schema = single_model.plan_schema(request, grounded=self.grounding.mode is not None)
         else:
-            schema = prompt_and_schema(request)[1]
+            schema = self.grounding.schema(request)
         messages = plan_messages(request, self.describe_tools)
         strict = self.schema_mode == "strict"
         sent = strict_schema(schema) if strict else schema
@@ -128,7 +128,7 @@ class OpenAIPlanner:
                 if strict:
                     _validate(data, sent)
                     data = _nulls_off(data)
-                data = _required_tied(data) if self.grounded else data
+                data = _required_tied(data) if self.grounding.mode is not None else data
                 plan = Plan.model_validate(data)  # its words first, then the schema it was asked under
                 _validate(data, schema)
             except (json.JSONDecodeError, ValidationError, jsonschema.ValidationError) as exc:

@@ -12,6 +12,7 @@ from pathlib import Path
 from agentpair.llm.llamacpp import SMOLLM2_FILE, EmbeddedModelError, LlamaServer
 from agentpair.planner.request import PlanReply, PlanRequest
 from agentpair.planner.client import OpenAIPlanner
+from agentpair.planner.grounding.layer import Grounding
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "weights"
 SHIPPED_LORA = WEIGHTS / "planner-lora.gguf"  # python -m agentpair.training.planner_lora
@@ -48,8 +49,9 @@ class EmbeddedPlanner:
             if not lora.is_file():
                 raise EmbeddedModelError(f"the planner adapter {lora} is missing from this install")
         self.server = LlamaServer(model, lora=lora or None, n_ctx=n_ctx, host=host, slots=slots)
-        self._options = {"max_tokens": PLAN_MAX_TOKENS, "grounded": True, "describe_tools": False, **planner_options}
-        self.grounded = bool(self._options["grounded"])  # under the schema grounded in the page, by default
+        self._options = {"max_tokens": PLAN_MAX_TOKENS, "grounding": "heuristic", "describe_tools": False,
+                         **planner_options}
+        self.grounding = Grounding(self._options["grounding"])  # type: ignore[arg-type]  # heuristic by default
         self._planner: OpenAIPlanner | None = None
         self.name = "embedded:" + (Path(model).name if model else SMOLLM2_FILE)
 
@@ -58,7 +60,7 @@ class EmbeddedPlanner:
         return self._shared_url or self.server.base_url
 
     def identity(self) -> dict[str, object]:
-        return {"kind": "embedded-llamacpp", "grounded": self.grounded, "model": self.name.split(":", 1)[1],
+        return {"kind": "embedded-llamacpp", "grounding": self.grounding.mode, "model": self.name.split(":", 1)[1],
                 "lora": str(self.server.lora) if self.server.lora else None}
 
     async def start(self) -> None:

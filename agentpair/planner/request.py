@@ -6,7 +6,7 @@ agentpair.planner.client asks one.
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -15,6 +15,9 @@ from agentpair.models import Plan, StepKind, StepRecord, Task
 from agentpair.planner.goal import Goal, parse_goal
 from agentpair.planner.page_view import PageNames, compact_page, page_names
 from agentpair.tracing.redaction import Redactor
+
+if TYPE_CHECKING:
+    from agentpair.planner.grounding.layer import Grounding
 
 
 class ToolInfo(BaseModel):
@@ -35,6 +38,7 @@ class DoneStep(BaseModel):
     args: dict[str, Any] | None = Field(None, description="the tool's arguments the executor gave")
     ok: bool = True
     error: str | None = None
+    refused: bool = Field(False, description="a button press refused before its form held what the goal gives")
 
 
 class PlanRequest(BaseModel):
@@ -89,7 +93,11 @@ class PlannerError(RuntimeError):
 
 @runtime_checkable
 class Planner(Protocol):
+    """What the loop asks for plans: `grounding` is the constraint layer the planner answers under
+    (Grounding(None) for none): the loop takes the steps it forces and refuses what it refuses."""
+
     name: str
+    grounding: Grounding
 
     def identity(self) -> dict[str, Any]: ...
 
@@ -150,7 +158,7 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
 def done_step(record: StepRecord) -> DoneStep:
     step = record.step
     return DoneStep(iteration=record.iteration, kind=step.kind, tool=step.tool, instruction=step.instruction,
-                    target=step.target, args=record.tool_args, ok=record.ok, error=record.error)
+                    target=step.target, args=record.tool_args, ok=record.ok, error=record.error, refused=record.refused)
 
 
 def history_line(done: DoneStep) -> str:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentpair.executor.protocol import Executor
 from agentpair.models import FillRequest, FillResult, Plan
+from agentpair.planner.grounding.layer import Grounding
 from agentpair.planner.request import PlannerError, PlanReply, PlanRequest
 from agentpair.tracing.reader import RunTree, SpanRecord, decode
 from agentpair.tracing.redaction import Redactor
@@ -136,8 +137,10 @@ class RecordedPlanner:
         self.recording = recording
         self._identity = dict(recording.tree.header.planner)
         self.name = str(self._identity.get("name") or self._identity.get("model") or "recorded")
-        # the loop refuses early submits and takes forced steps only for a grounded planner: as recorded
-        self.grounded = bool(self._identity.get("grounded", self._identity.get("kind") == "embedded-llamacpp"))
+        # the loop takes forced steps and refuses steps as the recorded planner's grounding did (traces
+        # before it had modes said "grounded": true or false)
+        legacy = self._identity.get("grounded", self._identity.get("kind") == "embedded-llamacpp")
+        self.grounding = Grounding(self._identity.get("grounding", "heuristic" if legacy else None))
 
     def identity(self) -> dict[str, Any]:
         return dict(self._identity)

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from agentpair import Agent
 from agentpair.tools.base import Observation, Tool, ToolResult
+from agentpair.planner.grounding.layer import Grounding
 from tests.doubles import Args, ScriptedExecutor, ScriptedPlanner
 
 FORM = '- textbox "E-mail" [ref=e1]{value}\n- button "Submit hire" [ref=e2]\n- link "Prices" [ref=e3]{more}'
@@ -48,7 +49,7 @@ class HireForm:
 
 async def test_a_refused_submit_is_filled_retried_and_closed_with_one_planner_call() -> None:
     planner = ScriptedPlanner([{"steps": [{"kind": "act", "tool": "click", "instruction": "click the Submit hire button"}]}])
-    planner.grounded = True  # the refusal and the forced steps are the grounded schema's
+    planner.grounding = Grounding("heuristic")  # the refusal and the forced steps are the grounded schema's
     executor = ScriptedExecutor([{"ref": "e2"}, {"ref": "e1", "text": "ofelia@tern.example"}, {"ref": "e2"}])
     form = HireForm(more=PHONE)
     result = await Agent(planner, executor, form).run("Hire a canoe for ofelia@tern.example, then submit the hire.",
@@ -63,7 +64,7 @@ async def test_a_refused_submit_is_filled_retried_and_closed_with_one_planner_ca
 
 async def test_a_form_the_goal_fills_whole_is_filled_and_sent_without_the_planner() -> None:
     planner = ScriptedPlanner([])
-    planner.grounded = True
+    planner.grounding = Grounding("heuristic")
     executor = ScriptedExecutor([{"ref": "e1", "text": "ofelia@tern.example"}, {"ref": "e2"}])
     form = HireForm()
     result = await Agent(planner, executor, form).run("Hire a canoe for ofelia@tern.example, then submit the hire.",

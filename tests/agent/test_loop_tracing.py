@@ -12,6 +12,7 @@ from pathlib import Path
 
 from agentpair import Agent
 from agentpair.tracing.attribution import categorize
+from agentpair.planner.grounding.layer import Grounding
 from tests.doubles import ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
 
 PLANS = [
@@ -195,7 +196,7 @@ async def test_a_submit_before_the_form_holds_the_goals_text_is_refused_then_the
              {"steps": [{"kind": "act", "tool": "click", "instruction": "click the Go button"}]},
              {"steps": [{"kind": "finish", "answer": "done"}]}]
     planner = ScriptedPlanner(plans)
-    planner.grounded = True  # the refusal is the grounded schema's: a planner that asks for grounding
+    planner.grounding = Grounding("heuristic")  # the refusal is the grounded schema's: a planner that asks for grounding
     executor = ScriptedExecutor([{"ref": "e1"}, {"ref": "e2", "text": "ada@byron.example"}, {"ref": "e1"}])
     env = SleepyEnvironment(fields=("Email", "Phone"))  # a field the goal says nothing of: no fill without the planner
     result = await Agent(planner, executor, env, trace_dir=tmp_path).run("Sign up with ada@byron.example",
@@ -264,7 +265,7 @@ async def test_under_a_grounded_schema_a_field_takes_the_first_text_a_plan_types
                         {"kind": "act", "tool": "click", "instruction": "click the Go button"}]},
              {"steps": [{"kind": "finish", "answer": "done"}]}]
     planner = ScriptedPlanner(plans)
-    planner.grounded = True
+    planner.grounding = Grounding("heuristic")
     env = SleepyEnvironment(changes_page=False)
     executor = ScriptedExecutor([{"ref": "e2", "text": "Ada"}, {"ref": "e1"}])
     result = await Agent(planner, executor, env).run("Put Ada in as the name and go", trace=False)

@@ -120,7 +120,7 @@ async def test_under_the_grounded_schema_the_bare_model_names_only_what_page_and
                 '- link "Forgot it?" [ref=e4]\n- button "Say \\"hi\\"" [ref=e5]')  # a quote: said without
     request = PlanRequest(goal="Sign in as toli.lolalo with {{secret:password}}.", page=compact_page(snapshot),
                           names=page_names(snapshot), secret_names=["password"], tools=browser_tools())
-    planner = OpenAIPlanner(base_url=server.base_url, model="smollm2", structured_output="llamacpp", grounded=True)
+    planner = OpenAIPlanner(base_url=server.base_url, model="smollm2", structured_output="llamacpp", grounding="heuristic")
     reply = await planner.plan(request)
     await planner.aclose()
     jsonschema.validate(json.loads(reply.raw, strict=False), grounded_plan_schema(request))  # the bare model, unguided, does not
@@ -133,7 +133,7 @@ async def test_with_an_answer_schema_half_read_the_bare_model_can_only_read_the_
     request = PlanRequest(goal="Report the name and price of the Tern 40 Pro.", page=compact_page(snapshot),
                           names=page_names(snapshot), tools=browser_tools(), output_schema=answer,
                           memory=[{"price_usd": 1499.0}])
-    planner = OpenAIPlanner(base_url=server.base_url, model="smollm2", structured_output="llamacpp", grounded=True)
+    planner = OpenAIPlanner(base_url=server.base_url, model="smollm2", structured_output="llamacpp", grounding="heuristic")
     reply = await planner.plan(request)
     await planner.aclose()
     jsonschema.validate(json.loads(reply.raw, strict=False), grounded_plan_schema(request))  # the server compiled the const

@@ -48,7 +48,7 @@ def stock_server():
 
 @pytest.mark.parametrize("mode", ["pattern", "strict"])
 async def test_grounded_plans_from_a_stock_llama_cpp_server_in_either_schema_mode(stock_server: str, mode: str) -> None:
-    planner = OpenAIPlanner(base_url=stock_server, grounded=True, schema_mode=mode, timeout_s=120)
+    planner = OpenAIPlanner(base_url=stock_server, grounding="heuristic", schema_mode=mode, timeout_s=120)
     asked = request(goal=GOAL, snapshot=PAGE).model_copy(update={"tools": browser_tools(), "secret_names": []})
     reply = await planner.plan(asked)
     await planner.aclose()

@@ -163,7 +163,7 @@ async def test_under_a_grounded_schema_an_extracts_undefined_required_names_are_
     undefined = json.dumps({"thought": "t", "steps": [{"kind": "extract", "instruction": "the price", "schema": {
         "type": "object", "properties": {"price": {"type": "number"}}, "required": ["price", "name"]}}]})
     with FakeEndpoint([Reply(content=undefined)]) as fake:
-        reply = await planner(fake, grounded=True).plan(REQUEST)
+        reply = await planner(fake, grounding="heuristic").plan(REQUEST)
         assert reply.plan.steps[0].schema_["required"] == ["price"] and len(fake.requests) == 1
 
 

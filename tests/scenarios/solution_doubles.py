@@ -10,12 +10,14 @@ import json
 from typing import Any
 
 from agentpair.models import FillRequest, FillResult, Plan
+from agentpair.planner.grounding.layer import Grounding
 from agentpair.planner.request import PlanReply, PlanRequest
 from agentpair.tools.snapshot import find_ref
 
 
 class SolutionPlanner:
     name = "solution-planner"
+    grounding = Grounding(None)
 
     def __init__(self, steps: list[tuple[str, dict[str, Any]]], answer: Any = None) -> None:
         self.steps = steps

@@ -116,7 +116,7 @@ def retried(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     Enter since (it may have sent the form already), and the schema offers it again: the planner
     asked for it, and the form now holds what it lacked."""
     for done in reversed(request.steps):
-        if acted_with(done, "click") and REFUSED in (done.error or ""):
+        if acted_with(done, "click") and done.refused:
             offered = done.instruction in _offered_clicks(shapes)
             return Step(kind="act", tool="click", instruction=done.instruction) if offered else None
         if done.ok and (acted_with(done, "click") or (done.args or {}).get("submit")):

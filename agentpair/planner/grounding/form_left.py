@@ -212,9 +212,17 @@ def is_button_click(instruction: str) -> bool:
 
 
 def premature_click(request: PlanRequest, instruction: str) -> str | None:
-    """Why a step clicking a button must wait (what form_left finds on the page), or why a link, a go
-    to or a go back must not be taken (typed_unsent: it would leave the form unsent), else None."""
+    """Why a step clicking a button must wait, or a link, a go to or a go back must not be taken
+    (refused_click), else None."""
+    refusal = refused_click(request, instruction)
+    return refusal[0] if refusal else None
+
+
+def refused_click(request: PlanRequest, instruction: str) -> tuple[str, bool] | None:
+    """Why a step clicking a button must wait (what form_left finds on the page: True beside it), or
+    why a link, a go to or a go back must not be taken (typed_unsent: it would leave the form
+    unsent: False), else None."""
     if (LINK_CLICK.match(instruction) or re.match(r"go (?:to|back)\b", instruction)) and typed_unsent(request):
-        return UNSENT
+        return UNSENT, False
     left = form_left(request) if is_button_click(instruction) else []
-    return REFUSED + "; ".join(step for _, step in left) if left else None
+    return (REFUSED + "; ".join(step for _, step in left), True) if left else None

@@ -12,11 +12,12 @@ loop asks it and never which planner it has. Its modes:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from agentpair.models import Step
 from agentpair.planner.grounding.forced import forced_steps
-from agentpair.planner.grounding.form_left import premature_click, typed_field
+from agentpair.planner.grounding.form_left import refused_click, typed_field
 from agentpair.planner.grounding.schema import grounded_plan_schema
 from agentpair.planner.request import PlanRequest, plan_schema
 
@@ -45,12 +46,13 @@ class Grounding:
         """The steps the schema leaves no choice about, taken without asking the planner ([] if none)."""
         return forced_steps(request) if self.mode == "heuristic" else []
 
-    def refusal(self, request: PlanRequest, step: Step) -> str | None:
-        """Why a click, go to or go back must not run now (a form the goal fills is not yet filled,
-        or typing would be left unsent), else None."""
+    def refusal(self, step: Step, request: Callable[[], PlanRequest]) -> tuple[str, bool] | None:
+        """Why a click, go to or go back must not run now, and whether it is a button pressed before
+        its form holds what the goal gives (else typing would be left unsent), or None; `request`
+        builds the run's request as it stands."""
         if self.mode != "heuristic" or step.tool not in ("click", "goto", "go_back"):
             return None
-        return premature_click(request, step.instruction)
+        return refused_click(request(), step.instruction)
 
     def to_run(self, steps: list[Step]) -> list[Step]:
         """A plan's steps less those that type a second text into a field a step before types into:

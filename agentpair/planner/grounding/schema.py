@@ -244,7 +244,7 @@ def _structural_steps(request: PlanRequest, values: list[str]) -> list[dict[str,
 
 def refused(request: PlanRequest) -> bool:
     """The loop refused a button click of this run (premature_click)."""
-    return any(REFUSED in (s.error or "") for s in request.steps)
+    return any(s.refused for s in request.steps)
 
 
 def acted_with(done: DoneStep, tool: str) -> bool:
