@@ -20,6 +20,7 @@ from torch import Tensor
 
 from executor_engine.canvas import Vocab
 from executor_engine.checkpoint import load_model, load_tokenizer, read_config
+from executor_engine.dream_sampler import DREAM_ALGS, DreamAlg, generate_dream
 from executor_engine.model import KV, DiffusionLM
 from executor_engine.sampler import Progress, Remasking, Sampler, ThresholdSampler, generate
 from executor_engine.template import Compiled, compile_schema, compile_template
@@ -102,14 +103,27 @@ class Engine:
 
     @torch.no_grad()
     def generate(self, prompt_ids: Tensor, attention_mask: Tensor | None = None, steps: int = 128,
-                 gen_length: int = 128, block_length: int = 128, temperature: float = 0.0,
-                 remasking: Remasking = "low_confidence") -> Tensor:
-        """LLaDA-reference generation, no cache: [B, L] prompt -> [B, L + gen_length] tokens."""
-        return generate(self._logits, prompt_ids.to(self.device), self.cfg.mask_token_id,
-                        None if attention_mask is None else attention_mask.to(self.device),
-                        steps, gen_length, block_length, temperature, remasking)
+                 gen_length: int = 128, block_length: int | None = None, temperature: float = 0.0,
+                 remasking: Remasking | DreamAlg | None = None) -> Tensor:
+        """Reference generation, no cache: [B, L] prompt -> [B, L + gen_length] tokens. remasking
+        picks LLaDA's (low_confidence, random: blocks of block_length, None = one block) or
+        Dream's (entropy, maskgit_plus, topk_margin, origin: one block, its own schedule); None =
+        the checkpoint's own: entropy for Dream, low_confidence otherwise."""
+        remasking = remasking or ("entropy" if self.cfg.layout == "dream" else "low_confidence")
+        prompt = prompt_ids.to(self.device)
+        mask = None if attention_mask is None else attention_mask.to(self.device)
+        if remasking in DREAM_ALGS:
+            if block_length not in (None, gen_length):
+                raise ValueError("Dream's algorithms decode in one block: leave block_length out")
+            return generate_dream(self._logits, prompt, self.cfg.mask_token_id, mask, steps,
+                                  gen_length, temperature, remasking)
+        return generate(self._logits, prompt, self.cfg.mask_token_id, mask, steps, gen_length,
+                        block_length or gen_length, temperature, remasking)
 
     def _logits(self, x: Tensor, attention_mask: Tensor | None) -> Tensor:
+        """Logits [B, T, V] of x [B, T], position i's predicting token i. Positions count from 0
+        in every row (Dream's count from a left-padded row's first real token: the same logits up
+        to rounding, as padding is masked and RoPE's attention sees only position differences)."""
         mask = None
         if attention_mask is not None:
             mask = attention_mask.bool()[:, None, :].expand(-1, x.shape[1], -1)
