@@ -10,8 +10,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
-from agentpair.planner.grounding.form_left import TYPED
-from agentpair.planner.grounding.page_clicks import TELLING, ways_to_name
+from agentpair.planner.grounding.page_clicks import ways_to_name
+from agentpair.planner.language.steps import read_step
 from agentpair.agent.rows import bulk_values
 from agentpair.agent.units import NAMING, NUMBER, label_words, numbers_in_unit, page_numbers, word_set
 from agentpair.agent.code_holes import code_values, shown_template, with_holes
@@ -90,7 +90,7 @@ def named_refs(snapshot: str, refs: list[str], instruction: str) -> list[str]:
     its closing "(...)" tells apart ("click the Moby Dick link (Audiobook, 2004)",
     see told_apart), where a name said inside that "(...)" names nothing ("click the star
     button (Giulia)" is no click on Giulia's row). All of them where it names none."""
-    text, names = TELLING.sub(r"\1", instruction).casefold(), ref_names(snapshot)  # names outside "(...)"
+    text, names = read_step(instruction).bare.casefold(), ref_names(snapshot)  # names outside "(...)"
     said: dict[str, tuple[int, int]] = {}  # ref -> (where, how long) its name is said
     for ref in refs:
         found = [(m.start(), len(form)) for form in ways_to_name(names.get(ref, "")) if form
@@ -134,12 +134,13 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
         or verbatim_spans(instruction, "shown", secret_names)
     names = ref_names(observation.snapshot)
     spans = _own_words_off(spans, {names[r] for r in allowed.get("/ref", []) if r in names})
-    typed = TYPED.match(instruction)
-    copied = [v for v in observation.field_values.values() if typed and " ".join(v.split()) == " ".join(typed.group(1).split())]
+    said = read_step(instruction)
+    typed = said.value if said.verb == "type" and said.role else None
+    copied = [v for v in observation.field_values.values() if typed and " ".join(v.split()) == " ".join(typed.split())]
     if copied:
         spans = copied[:1]  # a field's value copied: as the field holds it, spaces and lines and all
-    elif typed and typed.group(1) in spans:
-        spans = [typed.group(1)]  # the grounded wording says its value whole: no shorter run of it
+    elif typed and typed in spans:
+        spans = [typed]  # the grounded wording says its value whole: no shorter run of it
     for name, prop in props.items():
         values = list(dict.fromkeys(_label_off(s, name, prop.get("description", "")) for s in spans)) \
             if prop.get("x-labelled") else spans

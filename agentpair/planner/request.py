@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from agentpair.llm.endpoint import Attempt
 from agentpair.models import Plan, StepKind, StepRecord, Task
-from agentpair.planner.goal import Goal, parse_goal
+from agentpair.planner.language import Goal, parse_goal
 from agentpair.planner.page_view import PageNames, compact_page, page_names
 from agentpair.tracing.redaction import Redactor
 

@@ -8,7 +8,7 @@ import re
 
 from agentpair.planner.grounding.form_left import (FIELD_LINE, OPTIONAL, SPINNER, aimed_fields, listed_values, shown_values, typed_fields,
                                  table_values)
-from agentpair.planner.goal.words import EMAIL, PLACE_NAME, SENTENCE_END
+from agentpair.planner.language.vocabulary import EMAIL, PLACE_NAME, SENTENCE_END
 from agentpair.planner.grounding.page_clicks import ways_to_name, writable
 from agentpair.planner.request import PlanRequest
 

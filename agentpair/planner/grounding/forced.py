@@ -37,9 +37,10 @@ import re
 from typing import Any
 
 from agentpair.models import Step
-from agentpair.planner.grounding.form_left import DISMISS, REFUSED, TYPED, empty_fields, form_left
-from agentpair.planner.goal.words import word_set
-from agentpair.planner.grounding.page_clicks import LINK_CLICK, clicks_on, done_text, says, telling, ways_to_name
+from agentpair.planner.grounding.form_left import empty_fields, form_left
+from agentpair.planner.language.steps import dismissing, read_step
+from agentpair.planner.language.vocabulary import word_set
+from agentpair.planner.grounding.page_clicks import clicked_at_start, clicks_on, says, telling, ways_to_name
 from agentpair.planner.grounding.schema import (DONE, acted_with, first_heading, found_values, grounded_steps, owes_no_answer,
                                                 refused)
 from agentpair.planner.page_view import PageNames
@@ -79,7 +80,7 @@ def forced_steps(request: PlanRequest) -> list[Step]:
 
 def _typed(left: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The (value, field) of each type step of `left`."""
-    return [m.groups() for tool, step in left if tool == "type" and (m := TYPED.match(step))]  # type: ignore[misc]
+    return [(said.value, said.name) for tool, step in left if tool == "type" and (said := read_step(step)).role]
 
 
 def _one_way(left: list[tuple[str, str]], request: PlanRequest) -> bool:
@@ -129,17 +130,16 @@ def closed(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     clicked the button whose first word is the verb of the goal's closing clause ("... and submit the
     form": Submit) and changed the page, and the run filled something in before (typed, selected,
     checked, wrote code) for it to send: what the goal asks last is done."""
-    last = re.match(r"(click the (.+?) button)(?: \([^()]*\))?$", request.steps[-1].instruction) \
+    last = read_step(request.steps[-1].instruction) \
         if request.steps and request.steps[-1].ok and acted_with(request.steps[-1], "click") else None
     offered = _finish_shape(shapes) is not None
-    if not offered or not last or not owes_no_answer(request) or last.group(1) in request.unchanged:
+    if not offered or not last or last.role != "button" or not owes_no_answer(request) or last.bare in request.unchanged:
         return None
     if not any(s.ok and (s.kind == "code" or s.tool in FILLS) for s in request.steps):
         return None  # nothing was filled in for it to send: a button that opens the form ("Create a queue")
     verb = request.parsed_goal.closing_verb
-    first = re.findall(r"\w+", last.group(2))
-    return Step(kind="finish", instruction=DONE, answer=f"done: {last.group(1)}") \
-        if verb and first and first[0].casefold() == verb else None
+    return Step(kind="finish", instruction=DONE, answer=f"done: {last.bare}") \
+        if verb and last.first_word == verb else None
 
 
 def sent(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
@@ -149,12 +149,12 @@ def sent(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     nothing: nothing the goal gives (form_left), no empty field not marked optional."""
     filling = list(itertools.takewhile(lambda s: s.kind == "act" and s.tool in FILLS,
                                        reversed(request.steps)))
-    if not filling or not filling[0].ok or any((s.args or {}).get("submit") or s.instruction.endswith(" and press Enter")
+    if not filling or not filling[0].ok or any((s.args or {}).get("submit") or read_step(s.instruction).submit
                                                for s in filling):
         return None  # not just filled in, or a text sent with Enter may have sent the form already
     verb = request.parsed_goal.closing_verb
-    named = [w for w in _offered_clicks(shapes) if (m := re.match(r"click the (\w+)[^()]* button(?: \([^()]*\))?$", w))
-             and m.group(1).casefold() == verb]
+    named = [w for w in _offered_clicks(shapes) if (said := read_step(w)).role == "button" and said.opens_with_word
+             and not set("()") & set(said.name) and said.first_word == verb]
     if len(named) != 1 or form_left(request) or empty_fields(request, required=True):
         return None
     return Step(kind="act", tool="click", instruction=named[0])
@@ -199,7 +199,7 @@ def opened(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     if not links:
         return None
     longest = max(links, key=len)
-    clicks = [c for c in _offered_clicks(shapes) if (m := LINK_CLICK.match(c)) and m.group(1) in ways_to_name(longest)]
+    clicks = [c for c in _offered_clicks(shapes) if (said := read_step(c)).role == "link" and said.name in ways_to_name(longest)]
     return Step(kind="act", tool="click", instruction=clicks[0]) if len(clicks) == 1 else None
 
 
@@ -222,8 +222,7 @@ def quoted(request: PlanRequest, shapes: list[dict[str, Any]]) -> Step | None:
     button': Mute @leo), where it offers nothing to type, select, check or write (a form may come
     first) and the run has clicked none of the things so quoted."""
     names = [name for name in request.names.clickable if any(says(name, q) for q in request.parsed_goal.quoted_clicks)]
-    clicked = done_text(request).casefold()
-    if not names or any(f"click the {name.casefold()} " in clicked for name in names) or any(
+    if not names or any(clicked_at_start(request, name) for name in names) or any(
             s["properties"]["kind"].get("const") == "code" or s["properties"].get("tool", {}).get("const") in FILLS
             for s in shapes):
         return None
@@ -238,7 +237,7 @@ def dismissed(request: PlanRequest) -> Step | None:
     if not DISABLED_FIELD.search(request.page):
         return None
     ways_out = [f"click the {ways_to_name(name)[0]} button{told}" for name, roles in request.names.clickable.items()
-                if "button" in roles and re.fullmatch(DISMISS, name.strip(), re.I) and not request.parsed_goal.names(name)
+                if "button" in roles and dismissing(name) and not request.parsed_goal.names(name)
                 for told in telling(request.names, name)]  # (a side effect the grounded clicks leave out)
     return Step(kind="act", tool="click", instruction=ways_out[0]) if len(ways_out) == 1 else None
 

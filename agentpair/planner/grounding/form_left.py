@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import re
 
-from agentpair.planner.goal.words import SENTENCE_END, says_name, word_set
-from agentpair.planner.grounding.page_clicks import LINK_CLICK, done_text, page_shown, typed_unsent, ways_to_name, writable
-from agentpair.planner.goal import GoalText
+from agentpair.planner.language.vocabulary import SENTENCE_END, says_name, word_set
+from agentpair.planner.grounding.page_clicks import done_said, page_shown, typed_unsent, ways_to_name, writable
+from agentpair.planner.language.steps import Said, read_step
+from agentpair.planner.language import GoalText
 from agentpair.planner.request import DoneStep, PlanRequest
 
-# a type step: the value (which may itself say "into the"), the field
-DISMISS = r"(?:cancel|close|dismiss|no|not now|no thanks|×)"  # the name of a dialog's way out
-DISMISSING = re.compile(rf"click the {DISMISS} button$", re.I)
-TYPED = re.compile(r"type (.+) into the (.+?) (?:field|box)(?: and press Enter)?$")
 REFUSED = "the form does not yet hold what the goal gives: "  # premature_click's reason
 UNSENT = "the form holds text typed into it that no button has sent yet: a link would leave it unsent"
 SPINNER = re.compile(r'^spinbutton "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*(?::\s*(.*))?$', re.M)
@@ -47,24 +44,24 @@ def listed_values(request: PlanRequest) -> dict[str, list[str]]:
     return {field: listed[field] for field in fields if field in listed}
 
 
-def _typings(request: PlanRequest, ok: bool) -> list[tuple[int, DoneStep, re.Match[str]]]:
-    """The run's type steps that ran (ok) or failed, each with its place in the run and its wording
-    read by TYPED (group 1 the value, group 2 the field)."""
-    return [(at, s, m) for at, s in enumerate(request.steps) if s.ok == ok and s.kind == "act" and s.tool == "type"
-            and (m := TYPED.match(s.instruction))]
+def _typings(request: PlanRequest, ok: bool) -> list[tuple[int, DoneStep, Said]]:
+    """The run's type steps in the grounded wording that ran (ok) or failed, each with its place in
+    the run and what it said (the value, the field)."""
+    return [(at, s, said) for at, s in enumerate(request.steps) if s.ok == ok and s.kind == "act" and s.tool == "type"
+            and (said := read_step(s.instruction)).verb == "type" and said.role]
 
 
 def typed_fields(request: PlanRequest, ok: bool) -> dict[str, str]:
     """The fields the run's type steps typed into (ok) or failed to, each with the value it said."""
-    return {m.group(2): m.group(1) for _, _, m in _typings(request, ok)}
+    return {said.name: said.value for _, _, said in _typings(request, ok)}
 
 
 def kept_typing(request: PlanRequest) -> set[str]:
     """The fields (lower case) the run typed into that keep it: all, but those shown empty now that
     were typed before the run dismissed a dialog (a dialog that reset the form undid the typing)."""
     empty = set(empty_fields(request))
-    dismissed = max((at for at, s in enumerate(request.steps) if s.ok and DISMISSING.match(s.instruction)), default=-1)
-    return {m.group(2).casefold() for at, _, m in _typings(request, ok=True) if not (at < dismissed and m.group(2) in empty)}
+    dismissed = max((at for at, s in enumerate(request.steps) if s.ok and read_step(s.instruction).dismisses), default=-1)
+    return {said.name.casefold() for at, _, said in _typings(request, ok=True) if not (at < dismissed and said.name in empty)}
 
 
 def form_left(request: PlanRequest) -> list[tuple[str, str]]:
@@ -83,10 +80,12 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     a small planner submits a form half filled; after such a refusal, the plan must do these. The
     one number a goal gives goes into the page's one number field (_number_to_set); where it gives no
     values, a table's row into the field of its label (_from_table)."""
-    names, done, goal = request.names, done_text(request), request.parsed_goal
+    names, done, goal = request.names, done_said(request), request.parsed_goal
+    typed_values = [d.value for d in done if d.verb == "type"]
     left = [("check", f"check the {said[0]} box") for box in names.boxes if box not in names.checked
             and goal.names(box) and not any(r <= word_set(box) for r in goal.ruled_out)
-            and f"uncheck the {box.casefold()} box" not in done.casefold() and (said := ways_to_name(box))]
+            and not any(d.verb == "uncheck" and d.name.casefold() == box.casefold() for d in done)
+            and (said := ways_to_name(box))]
     left += [("check", f"uncheck the {said[0]} box") for box in names.checked if box in names.boxes
              and goal.refused & word_set(box) and (said := ways_to_name(box))]
     for name, options in names.dropdowns.items():
@@ -105,10 +104,10 @@ def form_left(request: PlanRequest) -> list[tuple[str, str]]:
     mail = [said[0] for f in names.fields if "mail" in f.casefold() and (said := ways_to_name(f))
             and said[0] in empty_fields(request) and not typed & {n.casefold() for n in said}]
     left += [("type", f"type {email} into the {mail[0]} field") for email in goal.emails[:1]
-             if mail and f"type {email}" not in done]
+             if mail and not any(v.startswith(email) for v in typed_values)]
     for given in goal.texts:
         fields = [said[0] for f in aimed_fields(request, given) if (said := ways_to_name(f))]
-        if fields and f"type {given.text.rstrip(SENTENCE_END)}" not in done:
+        if fields and not any(v.startswith(given.text.rstrip(SENTENCE_END)) for v in typed_values):
             left.append(("type", f"type {given.text} into the {fields[0]} field"))
     if not any(tool == "type" for tool, _ in left):
         left += _number_to_set(request) or _from_table(request)
@@ -174,7 +173,8 @@ def _number_to_set(request: PlanRequest) -> list[tuple[str, str]]:
         return []
     (name, shown), number = spinners[0], numbers.pop()
     said = ways_to_name(name.replace('\\"', '"'))
-    if shown.strip() == number or f"type {number} " in done_text(request) or not said:
+    typed = [d.value for d in done_said(request) if d.verb == "type"]
+    if shown.strip() == number or any(v == number or v.startswith(number + " ") for v in typed) or not said:
         return []
     return [("type", f"type {number} into the {said[0]} field")]
 
@@ -194,21 +194,15 @@ def empty_fields(request: PlanRequest, required: bool = False) -> list[str]:
     disabled: a field of the page is enabled), as a step says them; `required`: only those whose
     name does not say they are optional."""
     filled = set(shown_values(request))
-    failed = {m.group(2) for _, s, m in _typings(request, ok=False) if " is disabled" not in (s.error or "")}  # (enabled now)
+    failed = {said.name for _, s, said in _typings(request, ok=False) if " is disabled" not in (s.error or "")}  # (enabled now)
     return [said[0] for name in request.names.fields if name not in filled and not (required and OPTIONAL.search(name))
             and (said := ways_to_name(name)) and not failed & set(said)]
 
 
 def typed_field(instruction: str) -> str | None:
     """The field a typing step names, as the grounded schema words it ("type X into the Name field")."""
-    match = TYPED.match(instruction)
-    return None if match is None else instruction[match.end(1):].removeprefix(" into the ").removesuffix(
-        " and press Enter").rsplit(" ", 1)[0]
-
-
-def is_button_click(instruction: str) -> bool:
-    """A step that clicks a button, as the grounded schema words it ("click the Post answer button")."""
-    return re.match(r"click the .+ button\b", instruction) is not None
+    said = read_step(instruction)
+    return said.name if said.verb == "type" and said.role else None
 
 
 def premature_click(request: PlanRequest, instruction: str) -> str | None:
@@ -222,7 +216,8 @@ def refused_click(request: PlanRequest, instruction: str) -> tuple[str, bool] | 
     """Why a step clicking a button must wait (what form_left finds on the page: True beside it), or
     why a link, a go to or a go back must not be taken (typed_unsent: it would leave the form
     unsent: False), else None."""
-    if (LINK_CLICK.match(instruction) or re.match(r"go (?:to|back)\b", instruction)) and typed_unsent(request):
+    said = read_step(instruction)
+    if said.leaves and typed_unsent(request):
         return UNSENT, False
-    left = form_left(request) if is_button_click(instruction) else []
+    left = form_left(request) if said.verb == "click" and said.role == "button" else []
     return (REFUSED + "; ".join(step for _, step in left), True) if left else None

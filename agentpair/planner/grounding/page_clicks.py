@@ -11,16 +11,13 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urljoin, urlsplit
 
-from agentpair.planner.goal.words import MONTHS, SIDE_EFFECTS, WORD, says_name, word_set
+from agentpair.planner.language.steps import Said, asked_for, read_step
+from agentpair.planner.language.vocabulary import MONTHS, SIDE_EFFECTS, WORD, says_name, word_set
 from agentpair.planner.request import DoneStep, PlanRequest
 from agentpair.planner.page_view import BOX_ROLES, PageNames
 
 TRAILING_MARKS = " :*›»>"
-PAGE_TURN = re.compile(r"click the (?:>|»|›|next|next page|more) (?:link|button)$", re.I)  # clicked again and again
 NUMBER_NAME = re.compile(r"^-?\d+(?:\.\d+)?$")
-DISCLOSURE = re.compile(r"click the (?:(?:show|see|view) (?:more|advanced|all)|more|advanced|expand)\b.* button$", re.I)
-LINK_CLICK = re.compile(r"click the (.+) link(?: \(.*\))?$")
-TELLING = re.compile(r"( (?:link|button)) \(.*\)$")  # a click's closing "(...)" that tells its element apart (telling)
 CLICK_VERBS = {"click", "press", "hit", "tap", "open", "go", "visit", "view", "show"}
 VIEW_ROLES = {"link", "tab"}  # what switches the view: a link, a tab (a section that expands)
 
@@ -54,8 +51,18 @@ def telling(names: PageNames, name: str) -> list[str]:
 def clicks_on(click: str, names: Iterable[str]) -> bool:
     """The click step names one of `names` (any way to say it, either role, any item that tells it
     apart), not merely a longer name that starts with one ("Tern 40" is not "Tern 40 Pro")."""
-    return any(re.match(rf"click the {re.escape(w)} (?:link|button)(?: \(|$)", click)
-               for n in names for w in ways_to_name(n))
+    said = read_step(click)
+    return any(said.clicks(w) for n in names for w in ways_to_name(n))
+
+
+def done_said(request: PlanRequest) -> list[Said]:
+    """What the steps that were done (ok), not only tried, said, as records."""
+    return [read_step(s.instruction) for s in request.steps if s.ok]
+
+
+def clicked_at_start(request: PlanRequest, name: str) -> bool:
+    """A step of the run clicked an element said `name`, or one whose name says it first, any case."""
+    return any(d.names_at_start(name) for d in done_said(request))
 
 
 def offered_clicks(request: PlanRequest) -> list[str]:
@@ -71,12 +78,12 @@ def offered_clicks(request: PlanRequest) -> list[str]:
     nor, where it says to click a thing by a label the page shows before it, on others (labelled_click)."""
     names, done = request.names, set(request.unchanged)
     clicks, goal = page_clicks(request), request.parsed_goal
-    clicks = [c for c in clicks if c not in done and asked_for(request, c)
+    clicks = [c for c in clicks if c not in done and asked_for(goal, read_step(c))
               and not any(words <= word_set(c) for words in goal.ruled_out)]
     clicks = [c for c in goal.numbered(clicks) if c not in side_effects_done(request.steps)]
     here, unsent = to_this_page(request), typed_unsent(request)  # a button sharing such a link's name stays
     aside = [n for n in names.non_submit if not goal.names(n)] if unsent else []
-    clicks = [c for c in clicks if not (LINK_CLICK.match(c) and (unsent or clicks_on(c, here))) and not clicks_on(c, aside)]
+    clicks = [c for c in clicks if not (read_step(c).leaves and (unsent or clicks_on(c, here))) and not clicks_on(c, aside)]
     return told_by_goal(request, named_items(request, quoted_only(request, extreme(request, labelled_click(
         request, said_inside_longer(request, clicks))))))
 
@@ -166,14 +173,14 @@ def told_by_goal(request: PlanRequest, clicks: list[str]) -> list[str]:
         items = request.names.told_items.get(name) or tells
         said = [t for t, item in zip(tells, items) if word_set(item) & goal_words - word_set(name)]
         if said:
-            clicks = [c for c in clicks if not clicks_on(c, [name]) or any(c.endswith(f" ({t})") for t in said)]
+            clicks = [c for c in clicks if not clicks_on(c, [name]) or read_step(c).item in said]
     return clicks
 
 
 def signed_in(request: PlanRequest) -> bool:
     """Every secret of the task has been typed (the run has signed in)."""
-    done = done_text(request)
-    return bool(request.secret_names) and all("{{secret:" + n + "}}" in done for n in request.secret_names)
+    typed = [d.value for d in done_said(request) if d.verb == "type"]
+    return bool(request.secret_names) and all(any("{{secret:" + n + "}}" in v for v in typed) for n in request.secret_names)
 
 
 def next_up(request: PlanRequest, clicks: list[str]) -> list[str]:
@@ -185,13 +192,12 @@ def next_up(request: PlanRequest, clicks: list[str]) -> list[str]:
         return []
     opened = to_open(request, split=not signed_in(request))
     next_up = [c for c in clicks if clicks_on(c, opened)]
-    added = any("cart" in c.casefold() for c in side_effects_done(request.steps))
+    added = any("cart" in f"{d.name} {d.item}".casefold() for d in map(read_step, side_effects_done(request.steps)))
     clicked = clicks_made(request.steps)
     goal = request.parsed_goal
     if next_up or not added or not goal.says_split("checkout") or any(goal.says_split(c) for c in clicked):
         return next_up  # (once it has checked out, the cart is behind it)
-    return [c for c in clicks if re.search(r"\b(?:cart|basket)\b", c, re.I)
-            and c.removeprefix("click the ").split(" ", 1)[0].casefold() not in SIDE_EFFECTS]
+    return [c for c in clicks if (said := read_step(c)).names_a_cart and said.lead_word not in SIDE_EFFECTS]
 
 
 def named_links(request: PlanRequest, clicks: list[str]) -> list[str]:
@@ -205,15 +211,15 @@ def named_links(request: PlanRequest, clicks: list[str]) -> list[str]:
     to the planner which link to open."""
     goal = request.parsed_goal
     words = goal.task_words - {w for given in goal.texts for w in re.findall(WORD, given.text)}
-    lower, clicked = {w for w in words if w.islower()}, done_text(request)
-    links = {c: m.group(1) for c in clicks if (m := LINK_CLICK.match(c))}
+    lower, done = {w for w in words if w.islower()}, done_said(request)
+    links = {c: said.name for c in clicks if (said := read_step(c)).verb == "click" and said.role == "link"}
     named = {name for name, roles in request.names.clickable.items()
              if "link" in roles and word_set(name) and word_set(name) <= {w.casefold() for w in words}}
     where = {n for n in named if goal.says_where(n.rstrip(TRAILING_MARKS))}
     if not named or any(not word_set(n) <= lower for n in named - where):
         return clicks
     chosen = [c for c, said in links.items() if any(said in ways_to_name(n) for n in named)
-              and f"click the {said} link " not in clicked]
+              and not any(d.clicks(said) and d.role == "link" for d in done)]
     chosen = [c for c in chosen if any(links[c] in ways_to_name(n) for n in where)] or chosen
     return [c for c in clicks if c in chosen or c not in links] if chosen else clicks
 
@@ -227,7 +233,7 @@ def hidden_setting(request: PlanRequest, clicks: list[str]) -> list[str]:
     here = [word_set(n) for n in [*names.fields, *names.dropdowns, *names.boxes]]
     if not settings or not here or all(any(wanted <= n for n in here) for wanted in settings):
         return []  # no form here (a menu's "More" button is another matter) or every setting on it
-    return [c for c in clicks if DISCLOSURE.match(c)]
+    return [c for c in clicks if (said := read_step(c)).discloses and not said.item]
 
 
 def clicks_made(steps: list[DoneStep]) -> list[str]:
@@ -238,28 +244,7 @@ def clicks_made(steps: list[DoneStep]) -> list[str]:
 def side_effects_done(steps: list[DoneStep]) -> set[str]:
     """The clicks with a side effect (SIDE_EFFECTS: "Add ... to cart") the run has made: once is the
     order; and those on one item's action ("like (Clark @dis)"): a second would undo the first."""
-    return {c for c in clicks_made(steps) if c.removeprefix("click the ").split(" ", 1)[0].casefold() in SIDE_EFFECTS
-            or TELLING.search(c)}
-
-
-def asked_for(request: PlanRequest, click: str) -> bool:
-    """A click whose button says it adds, buys, creates, deletes, subscribes... (its first word) is
-    offered only when the goal asks for that kind of thing (to shop, to create or register, to
-    delete...): no "Notify me", "Add to wishlist" or "Add to cart" on a task that only reads, no
-    "Create account" on one that signs in, no "Save for later" on one that buys.
-    ("Save" alone also submits forms: not one.)"""
-    name = click.removeprefix("click the ").casefold()
-    if name.startswith("save for later"):  # a shop's bookmark, not a form's save
-        return request.parsed_goal.asks_for(frozenset({"later"}))
-    verb = name.split(" ", 1)[0]
-    if verb not in SIDE_EFFECTS or (verb == "add" and " to " not in name):  # "Add a service" creates
-        return True
-    return request.parsed_goal.asks_for(SIDE_EFFECTS[verb])
-
-
-def done_text(request: PlanRequest) -> str:
-    """What the steps that were done (ok), not only tried, said, as one text (each ends in " |")."""
-    return "".join(f"{s.instruction} | " for s in request.steps if s.ok)
+    return {c for c in clicks_made(steps) if read_step(c).side_effect}
 
 
 def bare(name: str) -> str:
@@ -276,18 +261,17 @@ def sought(request: PlanRequest) -> list[str]:
     """The names the goal says to click in quotes (click on the link "X") that no clickable here has
     and no step of the run clicked, and the names it says to find ("Find Casie in the book") that the
     page does not show: they are elsewhere, behind a tab, a link or the next page."""
-    clicked = done_text(request).casefold()
-    quoted = [name for name in request.parsed_goal.quoted_clicks
-              if not any(says(n, name) for n in request.names.clickable) and f"click the {bare(name)}" not in clicked]
+    done = done_said(request)
+    quoted = [name for name in request.parsed_goal.quoted_clicks if not any(says(n, name) for n in request.names.clickable)
+              and not any(d.verb == "click" and d.name.casefold().startswith(bare(name)) for d in done)]
     shown = page_shown(request).casefold()
     return quoted + [name for name in request.parsed_goal.to_find if name.casefold() not in shown]
 
 
 def quoted_here(request: PlanRequest) -> list[str]:
     """The clickables here that the goal says to click in quotes (says) that no step of the run clicked."""
-    clicked, quoted = done_text(request).casefold(), request.parsed_goal.quoted_clicks
-    return [n for n in request.names.clickable
-            if any(says(n, q) for q in quoted) and f"click the {n.casefold()} " not in clicked]
+    quoted = request.parsed_goal.quoted_clicks
+    return [n for n in request.names.clickable if any(says(n, q) for q in quoted) and not clicked_at_start(request, n)]
 
 
 def says(name: str, quoted: str) -> bool:
@@ -303,9 +287,10 @@ def seeking(request: PlanRequest, clicks: list[str]) -> list[str]:
         return clicks
     views = [said for name, roles in request.names.clickable.items() if VIEW_ROLES & set(roles)
              for said in ways_to_name(name)]
-    clicked = done_text(request).casefold()
-    kept = [c for c in clicks if (any(c.startswith(f"click the {said} ") for said in views) or DISCLOSURE.match(TELLING.sub(r"\1", c)))
-            and (f"{c.casefold()} " not in clicked or PAGE_TURN.match(c))]
+    done = {w.casefold() for d in done_said(request) for w in (d.words, d.bare)}
+    kept = [c for c, said in zip(clicks, map(read_step, clicks))
+            if (any(said.name == v or said.name.startswith(v + " ") for v in views) or said.discloses)
+            and (c.casefold() not in done or said.turns_page)]
     return kept or clicks
 
 
@@ -324,11 +309,9 @@ def labelled_click(request: PlanRequest, clicks: list[str]) -> list[str]:
 def clause_buttons(request: PlanRequest) -> list[str]:
     """The buttons here whose one-word name is the verb a clause of the goal opens with ("... and
     forward it to Kim": Forward; not a verb that says to click) that no step of the run clicked."""
-    clicked = done_text(request).casefold()
     return [name for name, roles in request.names.clickable.items() if "button" in roles
             and len(said := re.findall(WORD, name)) == 1 and said[0].casefold() not in CLICK_VERBS
-            and request.parsed_goal.opens_clause_with(said[0])
-            and f"click the {name.casefold()} " not in clicked]
+            and request.parsed_goal.opens_clause_with(said[0]) and not clicked_at_start(request, name)]
 
 
 def to_open(request: PlanRequest, split: bool = False) -> list[str]:
@@ -337,11 +320,10 @@ def to_open(request: PlanRequest, split: bool = False) -> list[str]:
     says split as a verb ("sign up" for "Go to signup"; only those with `split`) that no
     step of the run clicked."""
     goal = request.parsed_goal
-    clicked = done_text(request).casefold()
     quoted = {bare(q) for q in goal.quoted}
     return [name for name in request.names.clickable if re.findall(WORD, name)
             and (goal.says_split(name, flat=True) or bare(name) in quoted or not split and goal.opens(name))
-            and f"click the {name.casefold()} " not in clicked]
+            and not clicked_at_start(request, name)]
 
 
 SHOWN_MONTH = re.compile(r"^(?:\w+: )?(" + "|".join(MONTHS) + r") (\d{4})$", re.I | re.M)  # a calendar's heading
@@ -368,6 +350,7 @@ def field_to_focus(request: PlanRequest) -> list[str]:
     no step has clicked it: the click on that field."""
     if not request.parsed_goal.focuses:
         return []
-    clicked = done_text(request).casefold()
+    done = done_said(request)
     return [f"click the {said[0]} field" for f in request.names.fields if request.parsed_goal.names(f)
-            and (said := ways_to_name(f)) and f"click the {said[0].casefold()} field" not in clicked]
+            and (said := ways_to_name(f)) and not any(d.verb == "click" and d.role == "field"
+                                                       and d.name.casefold() == said[0].casefold() for d in done)]

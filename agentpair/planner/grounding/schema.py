@@ -72,9 +72,10 @@ import re
 from typing import Any
 
 from agentpair.planner.grounding.field_values import secret_groups, typed_values, typing_groups
-from agentpair.planner.goal.words import SENTENCE_END, word_set
-from agentpair.planner.grounding.form_left import REFUSED, TYPED, form_left
-from agentpair.planner.grounding.page_clicks import (calendar_day, page_clicks, clause_buttons, done_text, field_to_focus, hidden_setting, named_links, next_up,
+from agentpair.planner.language.vocabulary import SENTENCE_END, word_set
+from agentpair.planner.grounding.form_left import form_left
+from agentpair.planner.language.steps import read_step, says_verb
+from agentpair.planner.grounding.page_clicks import (calendar_day, page_clicks, clause_buttons, done_said, field_to_focus, hidden_setting, named_links, next_up,
                                    offered_clicks, page_shown, quoted_here, seeking, signed_in, sought, to_open, typed_unsent,
                                    ways_to_name, writable)
 from agentpair.planner.request import EXTRACT_SCHEMA, MAX_PLAN_STEPS, TEXT, DoneStep, PlanRequest, finish_shape, plan_object, plan_schema, step_shape
@@ -118,9 +119,9 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str], h
     clicks = seeking(request, clicks) if heuristic else clicks
     if "click" in tools and clicks:
         shapes.append(_act("click", {"enum": clicks}))
-    submitted = {m.group(2) for s in request.steps if s.ok and acted_with(s, "type") and s.instruction.endswith(" and press Enter")
-                 and (m := TYPED.match(s.instruction)) and m.group(1) == (s.args or {}).get("text")}
-    retyped = {m.group(1) for m in map(TYPED.match, done) if m}
+    submitted = {said.name for s in request.steps if s.ok and acted_with(s, "type") and (said := read_step(s.instruction)).submit
+                 and said.role and said.value == (s.args or {}).get("text")}
+    retyped = {said.value for said in map(read_step, done) if said.verb == "type" and said.role}
     typing = (typing_groups if heuristic else secret_groups)(request, [v for v in values if v not in retyped], submitted)
     if "type" in tools and typing:
         into = "|".join(f"{_one_of(vals)} into the {_one_of(fields)}" for vals, fields in typing)
@@ -133,11 +134,12 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str], h
     if "select" in tools and choices:
         shapes.append(_act("select", {"enum": choices}))
     leave = _not_to_check(request) if heuristic else set()
-    ticks = [f"{'uncheck' if name in names.checked else 'check'} the {said} box" for name in names.boxes
-             if name in names.checked or name not in leave for said in ways_to_name(name)]
+    turns = [(name in names.checked, said) for name in names.boxes if name in names.checked or name not in leave
+             for said in ways_to_name(name)]
     set_by_run = {s.instruction for s in request.steps if s.ok and acted_with(s, "check")}
-    undoing = {t: t.removeprefix("un") if t.startswith("uncheck") else "un" + t for t in ticks}
-    ticks = [t for t in ticks if t not in done and undoing[t] not in set_by_run]
+    ticks = [f"{'uncheck' if on else 'check'} the {said} box" for on, said in turns  # never undoing the run's own
+             if f"{'uncheck' if on else 'check'} the {said} box" not in done
+             and f"{'check' if on else 'uncheck'} the {said} box" not in set_by_run]
     if "check" in tools and ticks:
         shapes.append(_act("check", {"enum": ticks}))
     leaving = heuristic and typed_unsent(request)  # nothing that leaves a form typed into and not sent
@@ -148,7 +150,7 @@ def _grounded_acts(request: PlanRequest, values: list[str], clicks: list[str], h
     for tool in tools:
         if tool not in GROUNDED_TOOLS and not (leaving and tool == "goto"):
             verb = FREE_VERBS.get(tool, tool.replace("_", " "))
-            if any(d == verb or d.startswith(verb + " ") for d in done):
+            if any(says_verb(d, verb) for d in done):
                 continue  # it did nothing here once: any other wording would do nothing too
             if tool == "goto":  # only an address the goal gives ("go to the finish" opened a page named so)
                 if addresses := request.parsed_goal.addresses:
@@ -279,24 +281,26 @@ def still_to_do(request: PlanRequest) -> list[str]:
     and, for a task that asks for no answer (no answer schema, no question), any action at all
     while the run has taken none.
     While there is one, no finish is offered: a small planner calls a goal done a page early."""
-    done = done_text(request)
+    done = done_said(request)
+    typed = [d.value for d in done if d.verb == "type"]
     opening = [f"click the {name}" for name in dict.fromkeys([*to_open(request), *clause_buttons(request),
                                                                 *quoted_here(request)])]
     texts = [given.text.rstrip(SENTENCE_END) for given in request.parsed_goal.texts]
-    to_type = [f"type {text}" for text in texts if request.names.fields and f"type {text}" not in done]
+    to_type = [f"type {text}" for text in texts if request.names.fields and not any(v.startswith(text) for v in typed)]
     coded = any(s.ok and s.kind == "code" for s in request.steps)
     to_fill = [f"fill the {box} box" for box in request.parsed_goal.boxes
-               if not coded and f"into the {box.casefold()} " not in done.casefold()]
+               if not coded and not any(d.verb == "type" and (d.name.casefold() + " ").startswith(box.casefold() + " ")
+                                        for d in done)]
     hidden = hidden_setting(request, [f"click the {name} button" for name in request.names.clickable])
     acts = [s for s in request.steps if s.ok and not (s.kind == "act" and s.tool in SETS_NOTHING)]  # nor does a failed step
     last = acts[-1] if acts else None
     unsent = ["send what was typed"] if request.names.fields and last and (acted_with(last, "type") or last.kind == "code") \
-        and not last.instruction.endswith(" and press Enter") else []
+        and not read_step(last.instruction).submit else []
     acted = any(s.ok and (s.kind == "act" and s.tool or s.kind == "code") for s in request.steps)
     idle = ["act on the page"] if owes_no_answer(request) and not acted else []
     shown = page_shown(request)
     to_enter = [f"type {v}" for v in request.parsed_goal.given_values(set(request.names.clickable))
-                if owes_no_answer(request) and f"type {v}" not in done and v not in shown]
+                if owes_no_answer(request) and not any(t.startswith(v) for t in typed) and v not in shown]
     elsewhere = [f"click {name}" for name in sought(request)]
     return (opening + to_type + to_fill + [step for _, step in form_left(request)] + unsent + hidden + idle + to_enter
             + elsewhere)

@@ -5,7 +5,7 @@ and the fields of a described form that the goal names no value for."""
 from __future__ import annotations
 
 from agentpair.planner.grounding.form_left import form_left, premature_click
-from agentpair.planner.goal.words import labelled_values, named_by, value_runs
+from agentpair.planner.language.vocabulary import labelled_values, named_by, value_runs
 from agentpair.planner.grounding.schema import grounded_plan_schema, still_to_do
 from tests.grounding_helpers import act, plan, request, valid
 

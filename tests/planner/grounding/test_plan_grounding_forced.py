@@ -5,7 +5,7 @@ answer once every field is read."""
 from __future__ import annotations
 
 from agentpair.planner.grounding.form_left import UNSENT, premature_click
-from agentpair.planner.goal import parse_goal
+from agentpair.planner.language import parse_goal
 from agentpair.models import Step
 from agentpair.planner.grounding.forced import forced_steps
 from agentpair.planner.grounding.schema import grounded_plan_schema

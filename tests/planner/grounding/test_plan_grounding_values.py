@@ -4,8 +4,8 @@ name qualifies it) and the texts the page shows whole (a line of text, a field's
 from __future__ import annotations
 
 from agentpair.planner.grounding.form_left import REFUSED, premature_click
-from agentpair.planner.goal import parse_goal
-from agentpair.planner.goal.words import value_runs
+from agentpair.planner.language import parse_goal
+from agentpair.planner.language.vocabulary import value_runs
 from agentpair.planner.grounding.field_values import shown_texts
 from agentpair.planner.grounding.schema import grounded_plan_schema
 from tests.grounding_helpers import act, plan, request, valid

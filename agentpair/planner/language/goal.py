@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agentpair.planner.goal import words as w
+from agentpair.planner.language import vocabulary as w
 
 
 @dataclass(frozen=True)
