@@ -199,10 +199,9 @@ Plan only for this page; you see the next one after. Repair FAILED steps. Secret
 
 TOOLS_SYSTEM_PROMPT = """Plan an agent's next steps with the tools listed, as JSON. Step kinds:
 act: "tool" from Tools; "instruction" says each argument's value, e.g. "convert 12.5 from km to mi".
-extract: "schema" is a JSON schema of the facts to read off the results.
 finish: "answer" is the final answer.
-Results shows what the latest calls returned: plan with those values; you see the next results after. \
-Repair FAILED steps. Secrets stay {{secret:NAME}}."""
+Results shows what the latest calls returned: write the values you need from it into later steps and \
+the answer; you see the next results after. Repair FAILED steps. Secrets stay {{secret:NAME}}."""
 
 
 def system_prompt(request: PlanRequest) -> str:
