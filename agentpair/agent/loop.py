@@ -27,7 +27,7 @@ from agentpair.planner.page_view import page_state
 from agentpair.planner.tool_view import told_args
 from agentpair.agent.render import executor_context
 from agentpair.tracing.redaction import Redactor
-from agentpair.agent.state import RunState
+from agentpair.agent.state import STOPPED, RunState
 from agentpair.planner.single_model import single_model_request
 from agentpair.agent.step_work import fill_requests, tool_call
 from agentpair.tracing.spans import (OPENINFERENCE_KIND, RunRecorder, SpanHandle, chat_attributes, default_trace_path,
@@ -202,9 +202,9 @@ class Agent:
             run.stop_reason = f"planner error: {exc}"
         root.update({"agentpair.stop_reason": run.stop_reason, "agentpair.finished": run.finished,
                      "agentpair.answer": run.answer})
-        if run.finished:  # else the root's status is ERROR: a viewer shows the run failed
+        if run.finished:
             root.update(io_attributes(task.goal, run.answer))
-        else:
+        elif run.stop_reason != STOPPED:  # a viewer shows a run that failed as such; one its caller stopped is no failure
             root.fail(run.stop_reason or "the run did not finish")
         ended = time.time_ns()
         self._emit("done", run.iteration, run.stop_reason)
@@ -311,7 +311,7 @@ class Agent:
                 record, result = await self._act(rec, run, step, fill, toolbox, observation)
                 run.records.append(record)
                 if result is not None and run.should_stop is not None and await run.should_stop():
-                    run.stop_reason = "stopped: should_stop"
+                    run.stop_reason = STOPPED
                     return observation
                 acted = acted or result is not None
                 changed = result is not None and result.changed_page

@@ -14,6 +14,8 @@ from agentpair.planner.grounding.form_left import REFUSED
 from agentpair.planner.page_view import page_state
 from agentpair.tools.base import Observation
 
+STOPPED = "stopped: should_stop"  # the stop reason of a run its caller's should_stop ended
+
 
 class RunState:
     """Mutable state of one run."""

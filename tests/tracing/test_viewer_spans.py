@@ -29,7 +29,7 @@ def plan(*steps: dict) -> Reply:
     return Reply(content=json.dumps({"thought": "t", "steps": list(steps)}))
 
 
-async def traced_run(tmp_path, replies: list[Reply], args: list[dict], max_steps: int = 6) -> list[ReadableSpan]:
+async def traced_run(tmp_path, replies: list[Reply], args: list[dict], **options) -> list[ReadableSpan]:
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -37,7 +37,7 @@ async def traced_run(tmp_path, replies: list[Reply], args: list[dict], max_steps
         planner = OpenAIPlanner(base_url=fake.base_url, model="fake", api_key=KEY)
         agent = Agent(planner, ScriptedExecutor(args), FunctionTools([convert, fetch_token]), tracer_provider=provider,
                       trace_dir=tmp_path)
-        await agent.run("Convert 12.5 km to miles, then fetch the token.", secrets={"token": SECRET}, max_steps=max_steps)
+        await agent.run("Convert 12.5 km to miles, then fetch the token.", secrets={"token": SECRET}, **options)
     return list(exporter.get_finished_spans())
 
 
@@ -84,3 +84,14 @@ async def test_a_run_that_did_not_finish_has_an_error_root(tmp_path) -> None:
     root = next(s for s in spans if s.name == "invoke_agent agentpair")
     assert root.status.status_code == StatusCode.ERROR and "max_steps (2) reached" in root.status.description
     assert "output.value" not in root.attributes
+
+
+async def test_a_run_its_caller_stopped_is_no_failure(tmp_path) -> None:
+    async def stop() -> bool:
+        return True
+
+    replies = [plan({"kind": "act", "tool": "convert", "instruction": "convert 12.5 from km to mi"})]
+    spans = await traced_run(tmp_path, replies, [{"value": 12.5, "from_unit": "km", "to_unit": "mi"}], should_stop=stop)
+    root = next(s for s in spans if s.name == "invoke_agent agentpair")
+    assert root.attributes["agentpair.stop_reason"] == "stopped: should_stop"
+    assert root.status.status_code == StatusCode.OK
