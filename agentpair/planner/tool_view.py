@@ -57,7 +57,9 @@ def _limits(prop: dict[str, Any]) -> list[str]:
     said = []
     for part in found:
         for key, words in BOUNDS.items():
-            if key in part:
+            if key == "minLength" and part.get(key) == 1:
+                said.append("not empty")
+            elif key in part:
                 said.append(words.format(part[key]) if "{}" in words else f"{words} {part[key]}")
         if "pattern" in part:
             said.append(f"matching {part['pattern']}")

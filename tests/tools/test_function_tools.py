@@ -46,6 +46,14 @@ def test_the_argument_model_comes_from_the_signature_and_the_docstring() -> None
     assert add_numbers.name == "add" and add_numbers.description == "add"
 
 
+def test_a_planner_is_told_each_argument_whole() -> None:
+    from agentpair.planner.tool_view import told_args
+
+    assert told_args(file_ticket.args_schema()) == (
+        "customer_id (integer, at least 1): the customer's number; subject (string, not empty): one line saying "
+        'what is wrong; priority (one of "low", "normal", "high", default "normal"); contact (object Contact, optional)')
+
+
 def test_a_call_validates_its_arguments_and_returns_the_functions_value() -> None:
     result = asyncio.run(file_ticket({"customer_id": 7, "subject": "Router", "contact": {"name": "Ada"}}))
     assert result.ok and result.output["priority"] == "normal" and result.output["contact"] == Contact(name="Ada")
