@@ -180,7 +180,7 @@ class ARDecoder:
             try:
                 jobs.append(self._start(req))
             except Exception as e:  # a schema or template we cannot compile
-                outputs[i].error = f"{type(e).__name__}: {e}"
+                outputs[i].error, outputs[i].cause = f"{type(e).__name__}: {e}", e
                 jobs.append(None)
         active = [j for j in jobs if j is not None]
         while active:

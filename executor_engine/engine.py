@@ -51,6 +51,7 @@ class FillOutput:
     tokens_per_forward: float = 0.0
     ms: float = 0.0  # from the fill call until this request finished
     error: str | None = None
+    cause: Exception | None = None  # the exception `error` reports, where one was raised (template.UnfitValues)
 
 
 @dataclass(eq=False)
@@ -151,7 +152,7 @@ class Engine:
             try:
                 queue.append(self._job(i, req, sampler))
             except Exception as e:  # a schema or template we cannot compile
-                outputs[i].error = f"{type(e).__name__}: {e}"
+                outputs[i].error, outputs[i].cause = f"{type(e).__name__}: {e}", e
         active: list[_Job] = []
         while queue or active:
             if cancel is not None and cancel.is_set():

@@ -54,6 +54,15 @@ class TemplateError(ValueError):
     """A schema or template the engine cannot turn into a canvas; names the place."""
 
 
+class UnfitValues(TemplateError):
+    """Allowed values the schema at `pointer` does not take: `values` those, `schema` the schema
+    there (references and optional branches resolved)."""
+
+    def __init__(self, pointer: str, values: list[Any], schema: dict[str, Any]) -> None:
+        super().__init__(f"{pointer or '/'}: allowed values {values!r} do not fit the schema")
+        self.pointer, self.values, self.schema = pointer, values, schema
+
+
 @dataclass
 class Compiled:
     canvas: Canvas
@@ -210,7 +219,7 @@ class _SchemaCompiler:
         check = Draft202012Validator(schema)
         bad = [v for v in values if not check.is_valid(v)]
         if bad:
-            raise TemplateError(f"{where or '/'}: allowed values {bad!r} do not fit the schema")
+            raise UnfitValues(where, bad, schema)
         texts = [json.dumps(v, ensure_ascii=False) for v in values]
         return self.canvas.add_slot(_choice(self.vocab, values, texts, where or "/")).value
 

@@ -1,17 +1,19 @@
-"""Test doubles for the loop: a scripted planner, an executor and an environment that sleep known times."""
+"""Test doubles for the loop: a scripted planner, an executor and an environment that sleep known times;
+and two small typed function tools (convert, add_todo) as a user would write them."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from agentpair.models import FillRequest, FillResult, FillStats, Plan
 from agentpair.planner.grounding.layer import Grounding
 from agentpair.planner.request import PlanReply, PlanRequest
 from agentpair.tools.base import Observation, Tool, ToolResult
+from agentpair.tools.functions import tool
 
 
 class ScriptedPlanner:
@@ -107,3 +109,30 @@ class SleepyEnvironment:
             return Tool(name=name, description=f"{name} an element", args_model=Args, run=call)
 
         return [make("click"), make("type")]
+
+
+MILES_IN = {"km": 1 / 1.609344, "mi": 1.0}
+
+
+@tool
+def convert(value: float, from_unit: Literal["km", "mi"], to_unit: Literal["km", "mi"]) -> dict:
+    """Convert a distance from one unit to another.
+
+    Args:
+        value: the distance
+        from_unit: the unit the distance is in
+        to_unit: the unit wanted
+    """
+    return {"value": round(value * MILES_IN[from_unit] / MILES_IN[to_unit], 2)}
+
+
+@tool
+def add_todo(title: str, priority: Literal["low", "normal", "high"] = "normal",
+             estimate_hours: Annotated[int, Field(ge=1, le=40)] = 1) -> dict:
+    """Add a to-do to the list.
+
+    Args:
+        title: what is to be done
+        estimate_hours: the hours it takes
+    """
+    return {"id": 1, "title": title, "priority": priority, "estimate_hours": estimate_hours}

@@ -13,7 +13,7 @@ import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from urllib.parse import quote, quote_plus
 
@@ -81,13 +81,16 @@ class BrowserError(Exception):
 
 
 class Observation(BaseModel):
-    """What a tool environment shows of the world at one moment."""
+    """What a tool environment shows of the world at one moment: a page, or the results of its
+    function tools' calls (kind "results", agentpair.tools.functions.FunctionTools)."""
 
     model_config = ConfigDict(frozen=True)
 
+    kind: Literal["page", "results"] = "page"
     url: str = ""
     title: str = ""
-    snapshot: str = Field("", description="accessibility snapshot; elements carry [ref=eN]")
+    snapshot: str = Field("", description="accessibility snapshot; elements carry [ref=eN]; of kind "
+                          "\"results\": one line per call's result")
     text: str = Field("", description="visible-text excerpt")
     refs: list[str] = Field(default_factory=list, description="refs present in the snapshot")
     notices: list[str] = Field(

@@ -21,6 +21,7 @@ from agentpair.tools.base import Observation, Tool, ToolResult
 NAMED = {"x-verbatim": True, "x-labelled": True}
 NAMED_TYPES = (str, int, float)  # arguments whose value a step names word for word
 SHOWN_RESULTS = 5  # the latest results an environment of function tools shows as its page
+RESULT_CHARS = 400  # the most of one result's line it shows
 
 
 def tool(fn: Callable[..., Any] | None = None, /, *, name: str | None = None,
@@ -98,18 +99,22 @@ def _plain(value: Any) -> Any:
 
 
 class FunctionTools:
-    """An environment of tools with no page: each observation shows the latest results of its
-    tools' calls that ran (SHOWN_RESULTS of them; a call refused for its arguments is in the run's
-    history), which is what the planner and the executor read."""
+    """An environment of tools with no page: each observation (kind "results") lists, in its
+    snapshot, the latest SHOWN_RESULTS calls of its tools that ran, one line each with the
+    arguments and what came back (`result of add(a=2, b=3): 5`), which is what the planner and the
+    executor read, so a later step can use a value a call returned. A call refused for its
+    arguments never ran: the run's history says so."""
 
     def __init__(self, tools: Iterable[Tool]) -> None:
         self.results: list[ToolResult] = []
+        self._calls: list[str] = []  # each result's line, in the order the calls ran
         self._tools = [t.model_copy(update={"run": self._recorded(t)}) for t in tools]
 
     def _recorded(self, tool: Tool) -> Callable[[BaseModel], Any]:
         async def run(args: BaseModel) -> ToolResult:
             result = await tool.run(args)
             self.results.append(result)
+            self._calls.append(result_line(tool.name, args.model_dump(mode="json"), result))
             return result
 
         return run
@@ -118,6 +123,18 @@ class FunctionTools:
         return list(self._tools)
 
     async def observe(self) -> Observation:
-        lines = [f"{r.tool}: " + (json.dumps(r.output, ensure_ascii=False, default=str) if r.ok else f"FAILED {r.error}")
-                 for r in self.results[-SHOWN_RESULTS:]]
-        return Observation(title="tools", text="\n".join(lines) or "no tool has run yet")
+        return Observation(kind="results", title="tool results",
+                           snapshot="\n".join(self._calls[-SHOWN_RESULTS:]) or "no tool has run yet")
+
+
+def result_line(name: str, args: dict[str, Any], result: ToolResult) -> str:
+    """One call as the planner and the executor read it: `result of name(key=value, ...): output`
+    (values as JSON), or `...: FAILED error`; at most RESULT_CHARS characters."""
+    called = ", ".join(f"{key}={_json(value)}" for key, value in args.items())
+    said = _json(result.output) if result.ok else f"FAILED {result.error}"
+    line = " ".join(f"result of {name}({called}): {said}".split())
+    return line if len(line) <= RESULT_CHARS else line[:RESULT_CHARS - 1] + "…"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -22,12 +22,14 @@ from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner.request import Planner, PlannerError, PlanReply, ToolInfo, plan_request
 from agentpair.planner.grounding.schema import FORCED
 from agentpair.planner.page_view import page_state
+from agentpair.planner.tool_view import told_args
 from agentpair.agent.render import executor_context
 from agentpair.tracing.redaction import Redactor
-from agentpair.agent.state import RunState
+from agentpair.agent.state import STOPPED, RunState
 from agentpair.planner.single_model import single_model_request
 from agentpair.agent.step_work import fill_requests, tool_call
-from agentpair.tracing.spans import OPENINFERENCE_KIND, RunRecorder, default_trace_path
+from agentpair.tracing.spans import (OPENINFERENCE_KIND, RunRecorder, SpanHandle, chat_attributes, default_trace_path,
+                                     io_attributes)
 from agentpair.tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
 
 
@@ -172,9 +174,12 @@ class Agent:
         try:  # the header first, so that a run killed during start-up leaves a trace that says what it was
             recorder.write_header({"agent": self.name, "planner": _identity(self.planner), "task": task.public_view(),
                                    "labels": labels or {}})
-            await self.start(recorder)
-            recorder.write_record("startup", self._started_parts())
-            return await self._run(task, recorder, should_stop)
+            with recorder.span(f"invoke_agent {self.name}", attributes={
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": self.name, OPENINFERENCE_KIND: "AGENT",
+                "agentpair.task": task.public_view(), **io_attributes(task.goal)}) as root:
+                await self.start(recorder)  # its spans the root's children: one trace per run
+                recorder.write_record("startup", self._started_parts())
+                return await self._run(task, recorder, root, should_stop)
         finally:
             recorder.close()
 
@@ -186,24 +191,24 @@ class Agent:
         return {"executor": executor, "environment": type(self.browser).__name__, "tools": tools,
                 "startup_s": self.startup_s}
 
-    async def _run(self, task: Task, rec: RunRecorder,
+    async def _run(self, task: Task, rec: RunRecorder, root: SpanHandle,
                    should_stop: Callable[[], Awaitable[bool]] | None = None) -> RunResult:
         run = RunState(task)
         run.should_stop = should_stop
         started = time.time_ns()
-        with rec.span(f"invoke_agent {self.name}", attributes={
-            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": self.name, OPENINFERENCE_KIND: "AGENT",
-            "agentpair.task": task.public_view()}) as root:
-            try:
-                async with asyncio.timeout(task.timeout_s):
-                    await self._loop(run, rec)
-            except TimeoutError:
-                run.stop_reason = f"timeout after {task.timeout_s:g} s"
-            except PlannerError as exc:
-                run.stop_reason = f"planner error: {exc}"
-            root.set("agentpair.stop_reason", run.stop_reason)
-            root.set("agentpair.finished", run.finished)
-            root.set("agentpair.answer", run.answer)
+        try:
+            async with asyncio.timeout(task.timeout_s):
+                await self._loop(run, rec)
+        except TimeoutError:
+            run.stop_reason = f"timeout after {task.timeout_s:g} s"
+        except PlannerError as exc:
+            run.stop_reason = f"planner error: {exc}"
+        root.update({"agentpair.stop_reason": run.stop_reason, "agentpair.finished": run.finished,
+                     "agentpair.answer": run.answer})
+        if run.finished:
+            root.update(io_attributes(task.goal, run.answer))
+        elif run.stop_reason != STOPPED:  # a viewer shows a run that failed as such; one its caller stopped is no failure
+            root.fail(run.stop_reason or "the run did not finish")
         ended = time.time_ns()
         self._emit("done", run.iteration, run.stop_reason)
         return RunResult(
@@ -255,7 +260,7 @@ class Agent:
             request = single_model_request(run.task, observation, run.memory, run.records, list(toolbox),
                                            run.unchanged_on(observation))
         else:
-            tools = [ToolInfo(name=t.name, description=t.description) for t in toolbox]
+            tools = [ToolInfo(name=t.name, description=t.description, args=told_args(t.args_schema())) for t in toolbox]
             request = plan_request(run.task, observation, run.memory, run.records, tools,
                                    run.unchanged_on(observation))
             if steps := self.planner.grounding.forced(request):
@@ -283,6 +288,7 @@ class Agent:
                 span.set(f"agentpair.planner.{key}", value)
             span.set("agentpair.plan", reply.plan)
             span.set("agentpair.response", reply.raw)
+            span.update(chat_attributes(reply.messages, reply.raw) if reply.messages else io_attributes(request, reply.plan))
         self._emit("plan", run.iteration, "; ".join(f"{s.kind} {s.tool or ''} {s.instruction}".strip()
                                                    for s in reply.plan.steps))
         return reply
@@ -307,7 +313,7 @@ class Agent:
                 record, result = await self._act(rec, run, step, fill, toolbox, observation)
                 run.records.append(record)
                 if result is not None and run.should_stop is not None and await run.should_stop():
-                    run.stop_reason = "stopped: should_stop"
+                    run.stop_reason = STOPPED
                     return observation
                 acted = acted or result is not None
                 changed = result is not None and result.changed_page
@@ -349,6 +355,9 @@ class Agent:
                 span.set("agentpair.tokens", sum(r.stats.tokens for r in results))
                 span.set("gen_ai.usage.output_tokens", sum(r.stats.tokens for r in results))
                 span.set("agentpair.fill_results", results)
+                asked = [r.model_dump(mode="json", by_alias=True, exclude={"context"}) for r in requests]
+                span.update(io_attributes({"context": context, "requests": asked},
+                                          [r.model_dump(mode="json", include={"value", "error"}) for r in results]))
                 if failed := [r.error for r in results if r.error]:
                     span.fail(f"{len(failed)} of {len(results)} fills failed: {failed[0]}")
         grouped, index = [], 0

@@ -13,8 +13,9 @@ from agentpair.tools.base import Observation, mask_secrets
 
 
 def executor_context(task: Task, observation: Observation, memory: list[Any] | None = None) -> str:
-    """The text the executor may read: task facts, memory and the page snapshot with refs, every secret
-    value (in any encoding mask_secrets knows) as its placeholder.
+    """The text the executor may read: task facts, memory and the page snapshot with refs (or, where
+    the run has no page, its tools' latest results), every secret value (in any encoding
+    mask_secrets knows) as its placeholder.
 
     The page's flat text is left out: the snapshot already holds every visible string, and
     the repeat would cost a third of the context's tokens on every fill."""
@@ -23,7 +24,8 @@ def executor_context(task: Task, observation: Observation, memory: list[Any] | N
         lines.append("Secrets: " + ", ".join("{{secret:" + name + "}}" for name in sorted(task.secrets)))
     if memory:
         lines.append("Memory: " + json.dumps(memory, ensure_ascii=False))
-    lines.append(f"URL: {observation.url}")
-    lines.append(f"Title: {observation.title}")
-    lines.append("Snapshot:\n" + observation.snapshot)
+    if observation.kind == "results":
+        lines.append("Results:\n" + observation.snapshot)
+    else:
+        lines += [f"URL: {observation.url}", f"Title: {observation.title}", "Snapshot:\n" + observation.snapshot]
     return mask_secrets("\n".join(lines), task.secrets)  # a secret written into the goal goes no further

@@ -13,6 +13,8 @@ from agentpair.models import Step, StepRecord, Task
 from agentpair.planner.page_view import page_state
 from agentpair.tools.base import Observation
 
+STOPPED = "stopped: should_stop"  # the stop reason of a run its caller's should_stop ended
+
 
 class RunState:
     """Mutable state of one run."""

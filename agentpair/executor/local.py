@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from agentpair.models import FillRequest, FillResult, FillStats
-from executor_engine import Engine, FillInput, FillOutput, Sampler, ThresholdSampler
+from agentpair.executor.refusal import refusal
+from executor_engine import Engine, FillInput, FillOutput, Sampler, ThresholdSampler, UnfitValues
 from executor_engine.template import pointer_parts
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "weights"
@@ -107,7 +108,8 @@ class LocalDiffusionExecutor:
 
 def fill_with(run: Callable[[list[FillInput]], list[FillOutput]], requests: list[FillRequest]) -> list[FillResult]:
     """Run an engine-level fill over agentpair's requests; a failure of the whole batch becomes
-    each request's error (e.g. out of memory), never an exception."""
+    each request's error (e.g. out of memory), never an exception; values a step gave that the
+    schema does not take, a refusal in plain words (agentpair.executor.refusal)."""
     unframed = [_unframed(r) for r in requests]
     try:
         outputs = run([i for i, _, _ in unframed])
@@ -118,7 +120,8 @@ def fill_with(run: Callable[[list[FillInput]], list[FillOutput]], requests: list
         value = o.value
         for pointer in pointers:
             value = _reframed(value, pointer_parts(pointer), prefix)
-        results.append(FillResult(value=value, error=o.error,
+        error = refusal(o.cause) if isinstance(o.cause, UnfitValues) else o.error
+        results.append(FillResult(value=value, error=error,
                                   stats=FillStats(forward_passes=o.nfe, tokens=o.tokens,
                                                   tokens_per_forward=o.tokens_per_forward, ms=o.ms)))
     return results

@@ -17,7 +17,8 @@ from agentpair.llm.strict import strict_schema
 from agentpair.models import Plan
 from agentpair.planner import single_model
 from agentpair.planner.grounding.layer import Grounding, GroundingMode
-from agentpair.planner.request import (SYSTEM_PROMPT, PlannerError, PlanReply, PlanRequest, plan_schema, render_user_message)
+from agentpair.planner.request import (PlannerError, PlanReply, PlanRequest, plan_schema, render_user_message,
+                                       system_prompt)
 
 
 def plan_messages(request: PlanRequest, describe_tools: bool = False) -> list[dict[str, str]]:
@@ -31,7 +32,7 @@ def prompt_and_schema(request: PlanRequest) -> tuple[str, dict[str, Any]]:
     """The system prompt and plan schema a request is answered under: paired or single-model."""
     if request.single_model:
         return single_model.SYSTEM_PROMPT, single_model.plan_schema(request)
-    return SYSTEM_PROMPT, plan_schema([t.name for t in request.tools], request.output_schema)
+    return system_prompt(request), plan_schema([t.name for t in request.tools], request.output_schema)
 
 
 SchemaMode = Literal["pattern", "strict"]
@@ -143,7 +144,7 @@ class OpenAIPlanner:
                 continue
             return PlanReply(
                 plan=plan, model=completion.model, input_tokens=usage[0], output_tokens=usage[1],
-                raw=completion.text, attempts=[vars(a) for a in attempts], timings=timings,
+                raw=completion.text, attempts=[vars(a) for a in attempts], timings=timings, messages=messages,
             )
         raise PlannerError(f"{self.endpoint.base_url} (model {self.endpoint.model}) gave an invalid plan "
                            f"twice: {error}", attempts)

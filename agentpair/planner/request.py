@@ -14,6 +14,7 @@ from agentpair.llm.endpoint import Attempt
 from agentpair.models import Plan, StepKind, StepRecord, Task
 from agentpair.planner.language import Goal, parse_goal
 from agentpair.planner.page_view import PageNames, compact_page, page_names
+from agentpair.planner.tool_view import tool_line
 from agentpair.tracing.redaction import Redactor
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 class ToolInfo(BaseModel):
     name: str
     description: str
+    args: str = Field("", description="its arguments in words (tool_view.told_args), told where tools are described")
     args_schema: dict[str, Any] | None = Field(None, description="single-model mode: the tool's arguments")
 
 
@@ -50,7 +52,10 @@ class PlanRequest(BaseModel):
     secret_names: list[str] = Field(default_factory=list)
     url: str = ""
     title: str = ""
-    page: str = Field("", description="a short view of the page (page_view.compact_page)")
+    page: str = Field("", description="a short view of the page (page_view.compact_page), or the latest "
+                                      "tool results where the run has no page")
+    no_page: bool = Field(False, description="the environment shows its tools' results, not a page "
+                                             "(agentpair.tools.functions.FunctionTools)")
     names: PageNames = Field(default_factory=PageNames, description="the page's element names, for a "
                                                                     "grounded plan schema (grounding.schema)")
     memory: list[Any] = Field(default_factory=list)
@@ -76,6 +81,8 @@ class PlanReply(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     raw: str = ""
+    messages: list[dict[str, str]] = Field(default_factory=list, description="the chat messages the planner "
+                                           "sent for this plan (a re-ask's too), where it sends any")
     attempts: list[dict[str, Any]] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict, description="where the call's time went, summed "
                                       "over its requests, where the server says (agentpair.llm.llamacpp_server): "
@@ -171,9 +178,10 @@ def history_line(done: DoneStep) -> str:
 
 def plan_request(task: Task, observation: Any, memory: list[Any], history: list[StepRecord],
                  tools: list[ToolInfo], unchanged: list[str] | None = None) -> PlanRequest:
-    """Build the planner's view: short page text, task facts, and no secret values; `unchanged`:
-    the steps that, run on this page as it is, changed nothing."""
+    """Build the planner's view: short page text (or the tools' results, as they are), task facts,
+    and no secret values; `unchanged`: the steps that, run on this page as it is, changed nothing."""
     snapshot = getattr(observation, "snapshot", "") or ""
+    no_page = getattr(observation, "kind", "page") == "results"
     steps = [done_step(r) for r in history[-12:]]
     request = PlanRequest(
         goal=task.goal,
@@ -182,8 +190,9 @@ def plan_request(task: Task, observation: Any, memory: list[Any], history: list[
         secret_names=sorted(task.secrets),
         url=getattr(observation, "url", ""),
         title=getattr(observation, "title", ""),
-        page=compact_page(snapshot),
-        names=page_names(snapshot, getattr(observation, "non_submit_buttons", [])),
+        page=snapshot if no_page else compact_page(snapshot),
+        no_page=no_page,
+        names=PageNames() if no_page else page_names(snapshot, getattr(observation, "non_submit_buttons", [])),
         memory=memory,
         history=[history_line(done) for done in steps],
         steps=steps,
@@ -202,6 +211,17 @@ code: "template" has holes like {{name:16}}; "target" is the field to type it in
 finish: "answer" is the final answer.
 Plan only for this page; you see the next one after. Repair FAILED steps. Secrets stay {{secret:NAME}}."""
 
+TOOLS_SYSTEM_PROMPT = """Plan an agent's next steps with the tools listed, as JSON. Step kinds:
+act: "tool" from Tools; "instruction" says each argument's value, e.g. "convert 12.5 from km to mi".
+finish: "answer" is the final answer.
+Results shows what the latest calls returned: write the values you need from it into later steps and \
+the answer; you see the next results after. Repair FAILED steps. Secrets stay {{secret:NAME}}."""
+
+
+def system_prompt(request: PlanRequest) -> str:
+    """The paired planner's system prompt: for a page, or for tools where the run has none."""
+    return TOOLS_SYSTEM_PROMPT if request.no_page else SYSTEM_PROMPT
+
 
 def render_user_message(request: PlanRequest, describe_tools: bool = False) -> str:
     """Short, since every token costs a small local planner time: tool names only, unless
@@ -211,13 +231,18 @@ def render_user_message(request: PlanRequest, describe_tools: bool = False) -> s
         parts.append(f"Answer schema: {json.dumps(request.output_schema)}")
     if request.secret_names:
         parts.append("Secrets: " + ", ".join("{{secret:" + n + "}}" for n in request.secret_names))
-    if request.single_model or describe_tools:
+    if request.single_model:
         parts.append("Tools: " + "; ".join(f"{t.name}: {t.description}" for t in request.tools))
+    elif describe_tools:
+        parts.append("Tools:\n" + "\n".join(tool_line(t.name, t.description, t.args) for t in request.tools))
     else:
         parts.append("Tools: " + ", ".join(t.name for t in request.tools))
     if request.memory:
         parts.append(f"Extracted: {json.dumps(request.memory, ensure_ascii=False)}")
     if request.history:
         parts.append("Done:\n" + "\n".join(request.history))
-    parts.append(f"Page: {request.title} ({request.url})\n{request.snapshot if request.single_model else request.page}")
+    if request.no_page:
+        parts.append(f"Results:\n{request.page}")
+    else:
+        parts.append(f"Page: {request.title} ({request.url})\n{request.snapshot if request.single_model else request.page}")
     return "\n".join(parts)

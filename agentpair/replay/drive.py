@@ -91,7 +91,8 @@ def _environment(tools: str, environment: Environment | None, recording: Recordi
 def _outcome(recording: Recording, ended: dict[str, Any]) -> Divergence | None:
     """Compare how the replay ended with how the recorded run did (as far as it was recorded)."""
     root = recording.tree.root
-    failed = root is not None and root.status == "ERROR"
+    # raised: its status is ERROR and it set no outcome (a run that ended unfinished is ERROR too, with one)
+    failed = root is not None and root.status == "ERROR" and root.attr("agentpair.finished") is None
     expected: dict[str, Any] = {"remaining_calls": 0, "error": recorded_error(root) if failed else None}
     if root is not None and not failed:
         expected.update(finished=root.attr("agentpair.finished"), stop_reason=root.attr("agentpair.stop_reason"),

@@ -30,7 +30,8 @@ from agentpair.version import __version__
 from agentpair.tracing.redaction import Redactor
 
 TRACE_FORMAT = "agentpair-trace"
-TRACE_VERSION = 2  # 2: the header is written before start-up, a "startup" record follows it
+TRACE_VERSION = 3  # 2: the header is written before start-up, a "startup" record follows it; 3: the startup
+# span is a child of the run's root span (one trace per run), no root of its own
 CATEGORY = "agentpair.category"
 RUN_ID = "agentpair.run_id"
 
@@ -178,6 +179,38 @@ def attr_value(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def io_attributes(given: Any, made: Any = None) -> dict[str, Any]:
+    """What a call took and gave as OpenInference viewers (Phoenix) show them: input.value and
+    output.value, each with its MIME type (text as it is, anything else as JSON); no output where
+    `made` is None."""
+    said = {"input": given} if made is None else {"input": given, "output": made}
+    attributes: dict[str, Any] = {}
+    for side, value in said.items():
+        attributes[f"{side}.value"] = value
+        attributes[f"{side}.mime_type"] = "text/plain" if isinstance(value, str) else "application/json"
+    return attributes
+
+
+def chat_attributes(messages: list[dict[str, str]], answer: str) -> dict[str, Any]:
+    """A chat call's messages sent and answer, under the OpenTelemetry GenAI conventions
+    (gen_ai.input.messages, gen_ai.output.messages: role and text parts, as JSON) and as
+    OpenInference viewers read them (io_attributes; llm.input_messages.N.message.role and
+    .content, llm.output_messages.0 likewise)."""
+    reply = {"role": "assistant", "content": answer}
+    attributes = {"gen_ai.input.messages": [_parts(m) for m in messages],
+                  "gen_ai.output.messages": [{**_parts(reply), "finish_reason": "stop"}],
+                  **io_attributes({"messages": messages}, answer)}
+    for side, said in (("input", messages), ("output", [reply])):
+        for index, message in enumerate(said):
+            attributes[f"llm.{side}_messages.{index}.message.role"] = message["role"]
+            attributes[f"llm.{side}_messages.{index}.message.content"] = message["content"]
+    return attributes
+
+
+def _parts(message: dict[str, str]) -> dict[str, Any]:
+    return {"role": message["role"], "parts": [{"type": "text", "content": message["content"]}]}
+
+
 class SpanHandle:
     """What code inside a span sets: attributes and events, kept raw until the span ends."""
 
@@ -195,6 +228,10 @@ class SpanHandle:
     def set(self, key: str, value: Any) -> None:
         if self.recording:
             self.attributes[key] = value
+
+    def update(self, attributes: dict[str, Any]) -> None:
+        for key, value in attributes.items():
+            self.set(key, value)
 
     def event(self, name: str, attributes: dict[str, Any], at_ns: int | None = None) -> None:
         if self.recording:

@@ -66,10 +66,11 @@ class TraceSummary(BaseModel):
 
 
 def wall_window(tree: RunTree) -> tuple[int, int, list[str]]:
-    """The run's [start, end) in ns: its invoke_agent span, else the first to the last span."""
+    """The run's [start, end) in ns: its invoke_agent span from the end of start-up (a child of it
+    since trace format 3, before it until then), else the first to the last span."""
     root = tree.root
     if root is not None:
-        return root.start_ns, root.end_ns, []
+        return max([root.start_ns, *(s.end_ns for s in tree.by_category("startup"))]), root.end_ns, []
     spans = [s for s in tree.spans if s.category != "startup"]
     if not spans:
         return 0, 0, ["no span was recorded after start-up"]

@@ -125,3 +125,20 @@ async def test_a_run_that_stops_waiting_leaves_the_others_fills_coming(checkpoin
     assert [r.value for r in await waiting] == ["x"]
     with pytest.raises(asyncio.CancelledError):
         await stopped
+
+
+async def test_values_a_step_gave_that_the_schema_refuses_read_in_plain_words(checkpoints: dict[str, Path]) -> None:
+    from agentpair.agent.step_work import fill_requests
+    from agentpair.models import Step
+    from agentpair.tools.base import Observation, Toolbox
+    from tests.doubles import add_todo
+
+    executor = LocalDiffusionExecutor(checkpoints["agentpair"], device="cpu")
+    step = Step(kind="act", tool="add_todo", instruction="add the to-do Pay rent, estimated at 0 hours")
+    asked = fill_requests(step, "Results:\nno tool has run yet", Observation(kind="results"), Toolbox([add_todo]))
+    assert asked[0].allowed["/estimate_hours"] == [0]  # the number the step names, which the schema refuses
+    schema = add_todo.args_schema()
+    urgent = FillRequest(kind="tool_args", instruction="add it as urgent", schema=schema, allowed={"/priority": ["urgent"]})
+    refused = await executor.fill([asked[0], urgent])
+    assert refused[0].error == "estimate_hours must be at least 1; the step gave 0" and refused[0].value is None
+    assert refused[1].error == 'priority must be one of "low", "normal", "high"; the step gave "urgent"'

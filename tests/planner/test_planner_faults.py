@@ -189,6 +189,8 @@ async def test_an_endpoint_planner_reads_the_tools_descriptions_and_the_embedded
     from agentpair.planner.embedded import EmbeddedPlanner
 
     with FakeEndpoint([Reply(content=GOOD)]) as fake:
-        await planner(fake).plan(REQUEST)
-    assert "Tools: click: click" in fake.requests[0]["body"]["messages"][-1]["content"]
+        reply = await planner(fake).plan(REQUEST)
+    sent = fake.requests[0]["body"]["messages"]
+    assert "Tools:\n- click: click\n" in sent[-1]["content"]
+    assert reply.messages == sent  # what the reply says was sent, for the trace
     assert EmbeddedPlanner()._options["describe_tools"] is False  # it was trained on names only

@@ -86,7 +86,7 @@ def test_plan_request_shows_the_compact_page_and_a_short_tool_list() -> None:
     single = render_user_message(PlanRequest(goal="g", tools=tools, single_model=True))
     assert "type: Replace a field's text." in single
     described = render_user_message(request, describe_tools=True)  # a capable endpoint's planner
-    assert "Tools: click: Click the element with this ref.; type: Replace a field's text.\n" in described
+    assert "Tools:\n- click: Click the element with this ref.\n- type: Replace a field's text.\n" in described
 
 
 def test_a_disabled_element_is_no_name_a_step_may_use() -> None:

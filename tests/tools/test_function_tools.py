@@ -9,6 +9,7 @@ from typing import Annotated, Literal, Optional
 from pydantic import BaseModel, Field
 
 from agentpair import FunctionTools, ToolResult, tool
+from agentpair.tools.functions import SHOWN_RESULTS
 
 
 class Contact(BaseModel):
@@ -45,6 +46,14 @@ def test_the_argument_model_comes_from_the_signature_and_the_docstring() -> None
     assert add_numbers.name == "add" and add_numbers.description == "add"
 
 
+def test_a_planner_is_told_each_argument_whole() -> None:
+    from agentpair.planner.tool_view import told_args
+
+    assert told_args(file_ticket.args_schema()) == (
+        "customer_id (integer, at least 1): the customer's number; subject (string, not empty): one line saying "
+        'what is wrong; priority (one of "low", "normal", "high", default "normal"); contact (object Contact, optional)')
+
+
 def test_a_call_validates_its_arguments_and_returns_the_functions_value() -> None:
     result = asyncio.run(file_ticket({"customer_id": 7, "subject": "Router", "contact": {"name": "Ada"}}))
     assert result.ok and result.output["priority"] == "normal" and result.output["contact"] == Contact(name="Ada")
@@ -73,16 +82,30 @@ def test_a_function_taking_one_model_gets_it_whole() -> None:
     assert asyncio.run(save({"name": "Ada", "email": "ada@example.org"})).output == "ada@example.org"
 
 
-def test_the_environment_shows_the_latest_results() -> None:
-    env = FunctionTools([add_numbers, file_ticket])
-    assert [t.name for t in env.tools()] == ["add", "file_ticket"]
-    assert asyncio.run(env.observe()).text == "no tool has run yet"
+def test_the_environment_shows_the_latest_results_with_their_arguments() -> None:
+    env = FunctionTools([add_numbers, file_ticket, divide])
+    assert [t.name for t in env.tools()] == ["add", "file_ticket", "divide"]
+    first = asyncio.run(env.observe())
+    assert first.kind == "results" and first.snapshot == "no tool has run yet"
     asyncio.run(env.tools()[0]({"a": 2, "b": 3}))
     asyncio.run(env.tools()[1]({"customer_id": 0, "subject": "x"}))  # refused before it ran: the agent's history says so
     asyncio.run(env.tools()[0]({"a": 2, "b": "x"}))
     asyncio.run(env.tools()[1]({"customer_id": 4, "subject": "Router"}))
-    shown = asyncio.run(env.observe()).text.splitlines()
-    assert shown == ["add: 5.0", 'file_ticket: {"customer_id": 4, "subject": "Router", "priority": "normal", "contact": null}']
+    asyncio.run(env.tools()[2]({"a": 1, "b": 0}))
+    shown = asyncio.run(env.observe()).snapshot.splitlines()
+    assert shown == ["result of add(a=2.0, b=3.0): 5.0",
+                     'result of file_ticket(customer_id=4, subject="Router", priority="normal", contact=null): '
+                     '{"customer_id": 4, "subject": "Router", "priority": "normal", "contact": null}',
+                     "result of divide(a=1.0, b=0.0): FAILED divide failed: ZeroDivisionError: float division by zero"]
+    for n in range(SHOWN_RESULTS):
+        asyncio.run(env.tools()[0]({"a": n, "b": 0}))
+    assert asyncio.run(env.observe()).snapshot.splitlines()[0] == "result of add(a=0.0, b=0.0): 0.0"  # the latest only
+
+
+@tool
+def divide(a: float, b: float) -> float:
+    """Divide a by b."""
+    return a / b
 
 
 def test_the_executor_is_offered_the_values_a_step_names_for_each_argument() -> None:

@@ -34,13 +34,16 @@ async def test_the_ticket_desk_example_files_the_ticket_with_the_arguments_the_s
     plans = [act("find_customer", "find the customer with the e-mail address ines@oar.example"),
              act("file_ticket", "file a high priority ticket for customer 1042 with the subject Router keeps rebooting"),
              {"thought": "t", "steps": [{"kind": "finish", "instruction": "done", "answer": "filed"}]}]
+    planner = ScriptedPlanner(plans)
     try:
-        async with Agent(planner=ScriptedPlanner(plans), executor=LocalDiffusionExecutor(),
+        async with Agent(planner=planner, executor=LocalDiffusionExecutor(),
                          browser=desk.desk_tools(f"http://127.0.0.1:{server.server_port}"), trace_dir=tmp_path) as agent:
             result = await agent.run(desk.GOAL, max_steps=6)
     finally:
         server.shutdown()
     assert result.finished and [s.ok for s in result.steps] == [True, True, True]
     assert result.steps[0].tool_args == {"email": "ines@oar.example"}
+    # the customer's number the second step names is what the first call returned, which the planner read
+    assert planner.requests[1].page.startswith('result of find_customer(email="ines@oar.example"): [{"id": 1042,')
     assert desk.Desk.tickets == [{"customer_id": 1042, "subject": "Router keeps rebooting", "priority": "high",
                                   "contact": None}]

@@ -20,7 +20,8 @@ async def test_a_real_run_reads_back_as_a_nested_tree(tmp_path: Path) -> None:
     assert tree.header.task["secrets"] == {"pw": "{{secret:pw}}"}
     assert "hunter2" not in path.read_text()
     root = tree.root
-    assert root is not None and [r.name for r in tree.roots] == ["startup", root.name]
+    assert root is not None and [r.name for r in tree.roots] == [root.name]  # one trace: start-up under the root
+    assert root.children[0].name == "startup" and root.children[0].trace_id == root.trace_id
     assert [s.name for s in root.children if s.name.startswith("iteration")] == ["iteration 1", "iteration 2",
                                                                                   "iteration 3"]
     assert len(tree.planner_calls()) == 3 and len(tree.fills()) == 3 and len(tree.tool_calls()) == 2
@@ -48,7 +49,7 @@ def test_a_file_cut_mid_line_reads_its_valid_prefix(tmp_path: Path) -> None:
     ('[1, 2]\n', ":1: a list"),
     (json.dumps(header()) + "\n{not json\n" + json.dumps(synthetic_spans()[0]) + "\n", ":2: not JSON"),
     (json.dumps(header()) + '\n{"type": "span", "name": "x"}\n', ":2: not a valid span"),
-    (json.dumps(header(version=3)) + "\n", "format version 3 is newer"),
+    (json.dumps(header(version=4)) + "\n", "format version 4 is newer"),
     (json.dumps(header()), None),  # a header alone, without newline, is a (short) trace
 ])
 def test_corrupt_and_future_files_raise_a_clear_error(tmp_path: Path, content: str, message: str | None) -> None:

@@ -34,6 +34,16 @@ def test_synthetic_trace_every_category_and_tool_exact(tmp_path: Path) -> None:
     assert summary.tokens_per_forward == 4.0 and summary.tool_calls == 2 and summary.executor == "x"
 
 
+def test_start_up_under_the_root_is_left_out_of_the_runs_wall_time(tmp_path: Path) -> None:
+    """Format 3: the root span opens before start-up, which is its child; the run's time is the same."""
+    spans = synthetic_spans()
+    spans[0] = {**spans[0], "parent_id": "r0"}
+    spans[-1] = {**spans[-1], "start_ns": spans[0]["start_ns"]}
+    summary = summarize(load_trace(write_lines(tmp_path / "t.jsonl", [header(version=3), *spans])))
+    assert summary.wall_s == approx(3.0) and summary.startup_s == approx(0.5)
+    assert summary.categories_s == approx({"planner": 1.5, "executor": 0.2, "tools": 0.5, "framework": 0.8})
+
+
 def test_killed_run_wall_time_from_first_to_last_span(tmp_path: Path) -> None:
     spans = [s for s in synthetic_spans() if s["span_id"] not in ("r0", "i2", "c3")]
     summary = summarize(load_trace(write_lines(tmp_path / "t.jsonl", [header(), *spans])))
