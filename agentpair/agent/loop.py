@@ -28,12 +28,16 @@ from agentpair.tracing.redaction import Redactor
 from agentpair.agent.state import STOPPED, RunState
 from agentpair.planner.single_model import single_model_request
 from agentpair.agent.step_work import fill_requests, tool_call
-from agentpair.tracing.spans import (OPENINFERENCE_KIND, RunRecorder, SpanHandle, chat_attributes, default_trace_path,
-                                     io_attributes)
+from agentpair.tracing.spans import (OPENINFERENCE_KIND, RunRecorder, SpanHandle, default_trace_path, io_attributes,
+                                     reply_attributes)
 from agentpair.tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
 
 
 IDEMPOTENT = {"check", "select", "type"}  # tools whose step, said twice, does what it did once
+
+
+def _plan_text(steps: list[Step]) -> str:
+    return "; ".join(f"{s.kind} {s.tool or ''} {s.instruction}".strip() for s in steps)
 
 
 def _identity(part: Any) -> dict[str, Any]:
@@ -265,10 +269,9 @@ class Agent:
                                    run.unchanged_on(observation))
             if steps := self.planner.grounding.forced(request):
                 with rec.span("plan forced", attributes={"agentpair.plan": Plan(thought=FORCED, steps=steps)}):
-                    self._emit("plan", run.iteration, "; ".join(f"{s.kind} {s.tool or ''} {s.instruction}".strip()
-                                                               for s in steps) + " (forced)")
+                    self._emit("plan", run.iteration, _plan_text(steps) + " (forced)")
                 return PlanReply(plan=Plan(thought=FORCED, steps=steps), model="grounding")
-        identity = self.planner.identity() if hasattr(self.planner, "identity") else {}
+        identity = self.planner.identity()
         model = str(identity.get("model", self.planner.name))
         with rec.span(f"chat {model}", "planner", SpanKind.CLIENT, attributes={
             "gen_ai.operation.name": "chat", "gen_ai.provider.name": str(identity.get("kind", "openai")),
@@ -281,16 +284,8 @@ class Agent:
                 raise
             for attempt in reply.attempts:
                 span.event("gen_ai.attempt", attempt, attempt.get("started_ns") or None)
-            span.set("gen_ai.response.model", reply.model or model)
-            span.set("gen_ai.usage.input_tokens", reply.input_tokens)
-            span.set("gen_ai.usage.output_tokens", reply.output_tokens)
-            for key, value in reply.timings.items():  # where the call's time went (embedded server)
-                span.set(f"agentpair.planner.{key}", value)
-            span.set("agentpair.plan", reply.plan)
-            span.set("agentpair.response", reply.raw)
-            span.update(chat_attributes(reply.messages, reply.raw) if reply.messages else io_attributes(request, reply.plan))
-        self._emit("plan", run.iteration, "; ".join(f"{s.kind} {s.tool or ''} {s.instruction}".strip()
-                                                   for s in reply.plan.steps))
+            span.update(reply_attributes(reply, model, request))
+        self._emit("plan", run.iteration, _plan_text(reply.plan.steps))
         return reply
 
     async def _execute(self, rec: RunRecorder, run: RunState, plan: Plan, observation: Observation,

@@ -207,6 +207,17 @@ def chat_attributes(messages: list[dict[str, str]], answer: str) -> dict[str, An
     return attributes
 
 
+def reply_attributes(reply: Any, model: str, request: Any) -> dict[str, Any]:
+    """A planner call's span attributes from its reply (a PlanReply): the model that answered, the
+    tokens, where the call's time went (an embedded server says), the plan, the raw answer, and the
+    messages as viewers show them (chat_attributes; else the request and the plan)."""
+    return {"gen_ai.response.model": reply.model or model, "gen_ai.usage.input_tokens": reply.input_tokens,
+            "gen_ai.usage.output_tokens": reply.output_tokens,
+            **{f"agentpair.planner.{key}": value for key, value in reply.timings.items()},
+            "agentpair.plan": reply.plan, "agentpair.response": reply.raw,
+            **(chat_attributes(reply.messages, reply.raw) if reply.messages else io_attributes(request, reply.plan))}
+
+
 def _parts(message: dict[str, str]) -> dict[str, Any]:
     return {"role": message["role"], "parts": [{"type": "text", "content": message["content"]}]}
 
