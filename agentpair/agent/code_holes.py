@@ -14,11 +14,10 @@ import re
 from urllib.parse import unquote_plus, urlsplit
 
 from agentpair.executor.protocol import HOLE
+from agentpair.planner.language.values import hole_values, word_runs
 from agentpair.tools.base import Observation
 from agentpair.tools.snapshot import page_texts
 
-LINKS = {"to", "=", "is", "of", "as", ":"}  # between a name and its value: "port to 8080"
-CONNECTORS = LINKS | {"the", "a", "an", "and", "or", "with", "for", "in", "on", "set", "use", "write"}
 HOLE_WORDS = 6  # the longest run of the instruction's words a hole may hold
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 PLACEHOLDER = re.compile(r"<([A-Za-z_][\w-]*)>")
@@ -65,44 +64,24 @@ def with_holes(shown: str, planner_template: str | None = None) -> str:
     return PLACEHOLDER.sub(hole, shown)
 
 
-def hole_values(template: str, instruction: str) -> dict[str, list[str]]:
-    """What each hole may hold where the instruction labels a value with the hole's name: the word
-    right after the name (past a "to", "=" or "is": "port to 8080") or right before it, within one
-    part between commas (or a colon), a connecting word never ("name ledger-svc", "5 workers",
-    "TCP port 9090"), keyed as the executor's `allowed` ("/name"); a hole said again ({{name_2}})
-    takes its name's. Holes the instruction does not name are left to code_values."""
-    parts = [part.split() for part in re.split(r"[,;]|:\s", instruction)]
-    allowed: dict[str, list[str]] = {}
-    for m in HOLE.finditer(template):
-        key = re.sub(r"_\d+$", "", m.group(1)).replace("_", " ").casefold().split()
-        found = []
-        for words in parts:
-            bare = [w.strip(".:()") for w in words]
-            said = [w.casefold() for w in bare]
-            for i in range(len(said) - len(key) + 1):
-                if said[i:i + len(key)] == key:
-                    after = i + len(key)
-                    while after < len(said) and said[after] in LINKS:
-                        after += 1
-                    found += [w for w in bare[after:after + 1] + bare[max(i - 1, 0):i] if w.casefold() not in CONNECTORS]
-        if found:
-            allowed["/" + m.group(1)] = list(dict.fromkeys(found))
-    return allowed
-
-
 def code_values(observation: Observation, template: str, instruction: str, goal: str = "") -> dict[str, list[str]]:
     """What each hole of a template may hold, keyed as the executor's `allowed` ("/name"): where the
-    instruction labels it, the words beside its name (hole_values); else where the goal does (the
+    instruction labels it, the words beside its name (labelled_holes); else where the goal does (the
     task gave the values, a planner wrote "copy the template"); else a run of up to HOLE_WORDS
     of the instruction's words, a number the page shows, or the page's URL, its path (and query),
     a part of its title or its host's name (a site's name). The engine keeps those that fit the hole's size."""
-    words = [w.strip(".,;:!?()\"'") for w in instruction.split()]
-    runs = [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(len(words), i + HOLE_WORDS) + 1)]
+    runs = word_runs(instruction, HOLE_WORDS)
     url = urlsplit(observation.url)
     shown = [n.replace(",", "") for text in page_texts(observation.snapshot) for n in NUMBER.findall(text)]
     path = url.path + (f"?{unquote_plus(url.query)}" if url.query else "")
     title = [part for part in re.split(r"\s+[-|·]\s+", observation.title) if len(part.split()) <= HOLE_WORDS]
     site = [url.hostname.split(".")[0].capitalize()] if url.hostname else []  # "komu.test" -> Komu
     offered = [v for v in dict.fromkeys([*runs, *shown, observation.url, path, *title, *site]) if v]
-    labelled, given = hole_values(template, instruction), hole_values(template, goal)
+    labelled, given = labelled_holes(template, instruction), labelled_holes(template, goal)
     return {key: labelled.get(key) or given.get(key) or offered for key in ("/" + m.group(1) for m in HOLE.finditer(template))}
+
+
+def labelled_holes(template: str, instruction: str) -> dict[str, list[str]]:
+    """What each of the template's holes may hold where the instruction labels a value with its name
+    (language.values.hole_values), keyed as the executor's `allowed` ("/name")."""
+    return hole_values([m.group(1) for m in HOLE.finditer(template)], instruction)

@@ -5,41 +5,19 @@ the executor's decision, all of them in the same fill."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from agentpair.models import FillRequest
+from agentpair.planner.language.values import quoted_values, said_before, words_of
 from agentpair.tools.base import Observation
 from agentpair.tools.snapshot import ref_names, ref_roles
 
-QUOTED = re.compile(r'"([^"]+)"|\u201c([^\u201d]+)\u201d')
 TEXT_FIELDS = ["textbox"]
-
-
-def quoted_values(instruction: str) -> list[str]:
-    """The values an instruction quotes ("..." or curly quotes), each once, in its order."""
-    return list(dict.fromkeys(a or b for a, b in QUOTED.findall(instruction)))
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def said_before(instruction: str) -> list[tuple[list[str], str]]:
-    """Each quoted value with the words right before it, after the last punctuation there
-    ('...; first name "Ada"' -> (["first", "name"], "Ada"))."""
-    out, at = [], 0
-    for match in QUOTED.finditer(instruction):
-        pieces = [words for piece in re.split(r"[;,.:\n]", instruction[at:match.start()])
-                  if (words := _words(piece))]
-        out.append((pieces[-1] if pieces else [], match.group(1) or match.group(2)))
-        at = match.end()
-    return out
 
 
 def field_key(label: str) -> str:
     """A field's key in the fill: its label's words in lower case, joined by "_"."""
-    return "_".join(_words(label)) or "field"
+    return "_".join(words_of(label)) or "field"
 
 
 def form_request_parts(labels: list[str], instruction: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
@@ -57,12 +35,12 @@ def form_request_parts(labels: list[str], instruction: str) -> tuple[dict[str, A
     values = quoted_values(instruction)
     if not values:
         return schema, {}
-    words = [_words(label) for label in labels]
+    words = [words_of(label) for label in labels]
     told = said_before(instruction)
     named = {}
     for said, value in told:
         fields = [k for k, w in zip(keys, words) if w == said]
-        if len(fields) == 1 and [w for w, _ in told].count(said) == 1:
+        if len(fields) == 1 and sum(w == said for w, _ in told) == 1:
             named[fields[0]] = value
     return schema, {"/" + k: [named[k]] if k in named else values for k in keys}
 

@@ -21,6 +21,7 @@ from agentpair.executor.protocol import Executor
 from agentpair.models import FillResult, Plan, RunResult, Step, StepRecord, Task
 from agentpair.planner.request import Planner, PlannerError, PlanReply, ToolInfo, plan_request
 from agentpair.planner.grounding.schema import FORCED
+from agentpair.planner.language.steps import read_step
 from agentpair.planner.page_view import page_state
 from agentpair.planner.tool_view import told_args
 from agentpair.agent.render import executor_context
@@ -294,7 +295,7 @@ class Agent:
         that sets a box, an option or a field (IDEMPOTENT) is run once however often the plan says it;
         the planner's grounding drops what it would not run (Grounding.to_run)."""
         pending = self.planner.grounding.to_run([s for i, s in enumerate(plan.steps) if s.tool not in IDEMPOTENT
-                                                 or s.instruction.endswith("press Enter")
+                                                 or read_step(s.instruction).submit
                                                  or all((s.tool, s.instruction) != (t.tool, t.instruction)
                                                         for t in plan.steps[:i])])
         acted = False

@@ -6,38 +6,26 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 from agentpair.models import FillRequest, FillResult, Step
 from agentpair.planner.grounding.page_clicks import ways_to_name
 from agentpair.planner.language.steps import read_step
+from agentpair.planner.language.values import (label_off, own_words_off, said_at, said_numbers, same_words,
+                                               switched, verbatim_spans)
 from agentpair.agent.rows import bulk_values
-from agentpair.agent.units import NAMING, NUMBER, label_words, numbers_in_unit, page_numbers, word_set
+from agentpair.agent.units import NAMING, label_words, numbers_in_unit, page_numbers, word_set
 from agentpair.agent.code_holes import code_values, shown_template, with_holes
 from agentpair.tools.base import Observation, Toolbox
 from agentpair.tools.snapshot import (body_rows, box_states, first_items, item_texts, link_urls, main_heading, option_labels,
                             page_texts, ref_names, refs_fitting, table_rows, told_apart)
 
 TARGET_SCHEMA = {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}
-VERBATIM_WORDS = 12  # the longest run of an instruction's words a verbatim argument may be
 PAGE_WORDS = 8  # the longest run of one page text's words an extracted string may be
 COUNTS = 21  # an extracted integer that asks for a count (of rows, results ...) may be one up to 20
 COUNTED = re.compile(r"count|number of|how many|total", re.IGNORECASE)  # a field's name or description asking for one
-QUOTES = "\"'\u201c\u201d\u2018\u2019"
-SEPARATOR = re.compile(r"^[^\w{]+$")  # a word of no letters or digits between a page text's parts: "·", "|"
-# A value a step names is the object of a verb or of a preposition ("type X into ...",
-# "select X in ...", "set L to X", "fill in L with X", "search for X"; not the "type" of "the
-# Seat type dropdown") and ends where the wording resumes ("into", "in", "as", "and press
-# Enter", "without ...") or at the end.
-VERBS = frozenset({"type", "enter", "select", "choose", "pick", "put", "write", "fill", "input", "insert",
-                   "set", "change", "search", "press", "paste", "add", "open", "visit", "load"})
-PREPOSITIONS = frozenset({"to", "for", "with"})
-CLAUSE_VERBS = VERBS | {"submit", "hit", "click", "tap", "save", "send", "confirm"}  # "... and submit"
-RESUMES = frozenset({"into", "in", "as", "and", "without", "then", "to", "on", "for", "with", "from", "at"})
-ARTICLES = frozenset({"the", "a", "an", "your", "my", "this"})
-ON_VERBS = frozenset({"check", "tick", "enable", "select", "pick", "choose", "mark", "activate"})
-OFF_VERBS = frozenset({"uncheck", "untick", "disable", "deselect", "unselect", "clear", "unmark", "deactivate"})
+
 
 
 
@@ -90,11 +78,10 @@ def named_refs(snapshot: str, refs: list[str], instruction: str) -> list[str]:
     its closing "(...)" tells apart ("click the Moby Dick link (Audiobook, 2004)",
     see told_apart), where a name said inside that "(...)" names nothing ("click the star
     button (Giulia)" is no click on Giulia's row). All of them where it names none."""
-    text, names = read_step(instruction).bare.casefold(), ref_names(snapshot)  # names outside "(...)"
+    step, names = read_step(instruction.rstrip()), ref_names(snapshot)  # names outside "(...)": its bare words
     said: dict[str, tuple[int, int]] = {}  # ref -> (where, how long) its name is said
     for ref in refs:
-        found = [(m.start(), len(form)) for form in ways_to_name(names.get(ref, "")) if form
-                 for m in re.finditer(rf"(?<!\w){re.escape(form.casefold())}(?!\w)", text)]
+        found = [(at, len(form)) for form in ways_to_name(names.get(ref, "")) if form for at in said_at(step.bare, form)]
         if found:
             said[ref] = max(found, key=lambda f: (f[0] > 0, f[1]))
     later = {r: n for r, (at, n) in said.items() if at > 0} or {r: n for r, (_, n) in said.items()}
@@ -102,10 +89,10 @@ def named_refs(snapshot: str, refs: list[str], instruction: str) -> list[str]:
         return refs
     longest = max(later.values())
     kept = [r for r in refs if later.get(r) == longest]
-    if len(kept) < 2 or not instruction.rstrip().endswith(")"):
+    if len(kept) < 2 or not step.item:
         return kept  # nothing to tell apart: the page is not parsed again
     apart = told_apart(snapshot)
-    return [r for r in kept if r in apart and instruction.rstrip().endswith(f"({apart[r]})")] or kept
+    return [r for r in kept if r in apart and apart[r] == step.item] or kept
 
 
 def allowed_values(observation: Observation, tool_schema: dict[str, Any], instruction: str,
@@ -133,20 +120,20 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     spans = verbatim_spans(instruction, "named", secret_names) \
         or verbatim_spans(instruction, "shown", secret_names)
     names = ref_names(observation.snapshot)
-    spans = _own_words_off(spans, {names[r] for r in allowed.get("/ref", []) if r in names})
+    spans = own_words_off(spans, {names[r] for r in allowed.get("/ref", []) if r in names})
     said = read_step(instruction)
     typed = said.value if said.verb == "type" and said.role else None
-    copied = [v for v in observation.field_values.values() if typed and " ".join(v.split()) == " ".join(typed.split())]
+    copied = [v for v in observation.field_values.values() if typed and same_words(v, typed)]
     if copied:
         spans = copied[:1]  # a field's value copied: as the field holds it, spaces and lines and all
     elif typed and typed in spans:
         spans = [typed]  # the grounded wording says its value whole: no shorter run of it
     for name, prop in props.items():
-        values = list(dict.fromkeys(_label_off(s, name, prop.get("description", "")) for s in spans)) \
+        values = list(dict.fromkeys(label_off(s, name, prop.get("description", "")) for s in spans)) \
             if prop.get("x-labelled") else spans
         if kind := _number_kind(prop):  # a number the instruction says
-            values = [int(n) if kind == "integer" and "." not in n else float(n)
-                      for n in dict.fromkeys(m.replace(",", "") for m in NUMBER.findall(instruction))]
+            values = [int(n) if kind == "integer" and n.lstrip("-").isdigit() else float(n)
+                      for n in dict.fromkeys(said_numbers(instruction))]
             values = [v for v in values if kind == "number" or isinstance(v, int)]
         if prop.get("x-links"):
             values = list(dict.fromkeys(spans + link_urls(observation.snapshot)))
@@ -158,53 +145,11 @@ def allowed_values(observation: Observation, tool_schema: dict[str, Any], instru
     return allowed
 
 
-def _label_off(span: str, name: str, description: str) -> str:
-    """A value the step labels with its argument's name or description ("the subject Router keeps
-    rebooting" for `subject`, "the e-mail address ada@x.org" for an e-mail's), without the label."""
-    said = re.findall(r"[a-z][a-z-]*", f"{name.replace('_', ' ')} {description}".lower())
-    label = {w.replace("-", "") for w in said if len(w) > 2 and w not in ARTICLES}
-    words = span.split()
-    at = next((i for i, w in enumerate(words) if w.lower() not in ARTICLES), len(words))
-    end = at
-    while end < len(words) - 1 and words[end].lower().replace("-", "").strip(":") in label:
-        end += 1
-    return " ".join(words[end:]) if end > at else span
-
-
 def _number_kind(prop: dict[str, Any]) -> str | None:
     """"integer" or "number" for an argument of that type (or optional of it), else None."""
     kinds = [b.get("type") for b in prop.get("anyOf", [prop])]
     found = [k for k in kinds if k in ("integer", "number")]
     return found[0] if found and all(k in ("integer", "number", "null") for k in kinds) else None
-
-
-def _own_words_off(spans: list[str], element_names: set[str]) -> list[str]:
-    """The spans that are a value, not the step's own wording run on: none holding the name of
-    the element the step acts on ("4WS3RQ in Coupon code" typed into Coupon code) or going on
-    into another clause ("Veri Tideti and press Enter"); all of them where every one does."""
-    names = [n.casefold() for n in element_names] if len(element_names) == 1 else []
-
-    def runs_on(span: str) -> bool:
-        words = span.casefold().split()
-        if any(a in ("and", "then") and b in CLAUSE_VERBS for a, b in zip(words, words[1:])):
-            return True
-        return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", span.casefold()) for n in names)
-    return [s for s in spans if not runs_on(s)] or spans
-
-
-def switched(instruction: str) -> bool | None:
-    """On or off, as a step's verb says: "check the X box", "untick X", "switch X off"; None when
-    it says neither."""
-    words = re.findall(r"[\w-]+", instruction.casefold())
-    if not words:
-        return None
-    if words[0] in OFF_VERBS:
-        return False
-    if words[0] in ON_VERBS:
-        return True
-    if words[0] in ("turn", "switch", "toggle") and {"on", "off"} & {words[1] if len(words) > 1 else "", words[-1]}:
-        return "off" not in (words[1], words[-1])
-    return None
 
 
 def page_values(observation: Observation, schema: dict[str, Any], instruction: str = "") -> dict[str, list[Any]]:
@@ -306,67 +251,6 @@ def table_cells(tables: list[list[list[tuple[bool, str]]]], field: str,
             elif header and not row[0][0] and not names(row):  # another item's row, no column for the field
                 others += [text for _, text in row]
     return named or headed, others
-
-
-def verbatim_spans(text: str, whole: Literal["named", "shown"], secret_names: Iterable[str] = (),
-                   max_words: int = VERBATIM_WORDS) -> list[str]:
-    """The runs of up to `max_words` words of the text that a whole value can be, then the
-    placeholder of each secret the text names; no repeats.
-    "named" (a value a step names), bare (no quotes, no punctuation after): starting after a
-    clause's verb (VERBS), a preposition or a colon; ending the text, in punctuation or a quote,
-    or before a word the wording resumes with (RESUMES); and quoted whole if opened by a quote.
-    So "select Japan in the Country dropdown" offers "Japan" and "Japan in the Country dropdown"
-    only, and "type 'Paris' into the City field" "Paris"; a sentence's own full stop, before the
-    wording resumes ("type We did it. into the Reply box"), stays with it.
-    "shown" (a value a page shows), also without the quotes around it and the punctuation after
-    it: ending the text, in punctuation, or before a separator ("·", "|", "-"); so "Crimson
-    Walnut cushion" offers no "Crimson", and "By Ada · 2024-03-08" offers "Ada" and "2024-03-08"."""
-    words = text.split()
-    named = whole == "named"
-    starts = _value_starts(words) if named else set(range(len(words)))
-    spans: dict[str, None] = {}
-    for i in sorted(starts):
-        for j in range(i + 1, min(len(words), i + max_words) + 1):
-            if not (_whole_value(words, i, j) if named else _ends_shown(words, j)):
-                continue
-            if not named and any(SEPARATOR.match(w) for w in words[i:j]):
-                break  # a shown value does not run past a separator
-            span = " ".join(words[i:j])
-            own_mark = named and j < len(words) and span[-1] in ".!?"  # "type We did it. into the ..."
-            bare = span.rstrip(",;:") if own_mark else span.rstrip(".,;:!?")
-            stripped = (bare.strip(QUOTES),)
-            for variant in stripped if named else (bare, *stripped):
-                if variant:
-                    spans[variant] = None
-    for name in secret_names:
-        if name.replace("_", " ").lower() in text.replace("_", " ").lower():  # the placeholder names it too
-            spans["{{secret:" + name + "}}"] = None
-    return list(spans)
-
-
-def _value_starts(words: list[str]) -> set[int]:
-    """Where a value the words name may start: after a verb that opens a clause (first, or after
-    a comma, "and" or "then"), a preposition or a colon."""
-    lower = [w.lower() for w in words]
-    opens = [i == 0 or lower[i - 1] in ("and", "then") or lower[i - 1][-1] in ",;" for i in range(len(words))]
-    return {i + 1 for i, w in enumerate(lower) if i + 1 < len(words)
-            and (w in VERBS and opens[i] or w in PREPOSITIONS or w.endswith(":"))}
-
-
-def _whole_value(words: list[str], start: int, end: int) -> bool:
-    """Whether words[start:end], which starts where a value may, can be one (see verbatim_spans)."""
-    last = words[end - 1].rstrip(".,;:!?")
-    if words[start][0] in QUOTES:
-        if not (last and last[-1] in QUOTES):
-            return False
-    elif any(words[k].lower() in RESUMES and words[k + 1].lower() in ARTICLES for k in range(start + 1, end - 1)):
-        return False  # runs on past "into the ...": the wording resumed there
-    return end == len(words) or words[end - 1][-1] in ".,;:!?" + QUOTES or words[end].lower() in RESUMES
-
-
-def _ends_shown(words: list[str], end: int) -> bool:
-    """Whether a value a page shows may end before words[end]."""
-    return end == len(words) or words[end - 1][-1] in ".,;:!?" or SEPARATOR.match(words[end]) is not None
 
 
 def tool_call(step: Step, fills: list[FillResult]) -> tuple[str, dict[str, Any]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentpair.models import Step
-from agentpair.agent.code_holes import code_values, hole_values, shown_template, with_holes
+from agentpair.agent.code_holes import code_values, labelled_holes, shown_template, with_holes
 from agentpair.agent.step_work import fill_requests
 from agentpair.tools.base import Observation, Toolbox
 
@@ -47,11 +47,11 @@ def test_a_code_step_fills_the_template_the_page_shows_not_the_planners_copy() -
 
 def test_a_hole_the_instruction_labels_takes_the_word_beside_its_name() -> None:
     holes = with_holes(SHOWN)
-    allowed = hole_values(holes, "write the worker: name ledger-api, version 2.4.1, 3 replicas, HTTP port 8080")
+    allowed = labelled_holes(holes, "write the worker: name ledger-api, version 2.4.1, 3 replicas, HTTP port 8080")
     assert allowed["/name"] == allowed["/name_2"] == ["ledger-api"]
     assert allowed["/version"] == ["2.4.1"] and allowed["/replicas"] == ["3"]  # before its name, in its own part
     assert allowed["/port"] == ["8080", "HTTP"]  # the executor picks between them
-    assert hole_values("SELECT {{column:8}} FROM {{table:8}};", "get the price of Ada") == {}  # unlabelled: free
+    assert labelled_holes("SELECT {{column:8}} FROM {{table:8}};", "get the price of Ada") == {}  # unlabelled: free
 
 
 def test_the_executor_is_offered_the_labelled_words_else_the_instructions_words_and_the_pages_values() -> None:
@@ -69,7 +69,7 @@ def test_the_executor_is_offered_the_labelled_words_else_the_instructions_words_
 
 
 def test_a_labelled_hole_skips_the_words_that_only_link_a_name_to_its_value() -> None:
-    allowed = hole_values("port = {{port}}\nreplicas = {{replicas}}", "Set the port to 8080 and replicas to 3")
+    allowed = labelled_holes("port = {{port}}\nreplicas = {{replicas}}", "Set the port to 8080 and replicas to 3")
     assert allowed == {"/port": ["8080"], "/replicas": ["3"]}
     assert with_holes("<port> <port> <port_2>") == "{{port}} {{port_2}} {{port_2_2}}"  # every hole its own name
 

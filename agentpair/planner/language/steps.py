@@ -13,7 +13,7 @@ from agentpair.planner.language.goal import Goal
 from agentpair.planner.language.vocabulary import SIDE_EFFECTS
 
 TYPED = re.compile(r"type (.+) into the (.+?) (field|box)(?: and press Enter)?$")  # the value may say "into the"
-CLICKED = re.compile(r"click the (.+) (link|button)(?: \((.*)\))?$")
+CLICKED = re.compile(r"click the (.+) (link|button)$")  # read off the words less their item (TELLING)
 FOCUSED = re.compile(r"click the (.+) field$")
 SELECTED = re.compile(r"select (.+) in the (.+) dropdown$")
 TICKED = re.compile(r"(check|uncheck) the (.+) box$")
@@ -96,11 +96,12 @@ class Said:
 @lru_cache(maxsize=8192)
 def read_step(words: str) -> Said:
     """The record a step's words make (see the module's grammar); a wording outside it is its verb."""
-    bare = TELLING.sub(r"\1", words)
+    told = TELLING.search(words)
+    bare, item = (words[:told.start()] + told[1], told[2]) if told else (words, "")
     if m := TYPED.match(words):
         return Said(words, bare, "type", m[2], m[3], value=m[1], submit=words.endswith(" and press Enter"))
-    if m := CLICKED.match(words):
-        return Said(words, bare, "click", m[1], m[2], item=m[3] or "")
+    if m := CLICKED.match(bare):
+        return Said(words, bare, "click", m[1], m[2], item=item)
     if m := FOCUSED.match(words):
         return Said(words, bare, "click", m[1], "field")
     if m := SELECTED.match(words):
@@ -109,7 +110,7 @@ def read_step(words: str) -> Said:
         return Said(words, bare, m[1], m[2], "box")
     if m := re.match(r"go (back|to)\b ?(.*)", words):
         return Said(words, bare, f"go {m[1]}", value=m[2] if m[1] == "to" else "")
-    return Said(words, bare, words.split(" ", 1)[0], submit=words.endswith("press Enter"))
+    return Said(words, bare, words.split(" ", 1)[0], item=item, submit=words.endswith("press Enter"))
 
 
 def dismissing(name: str) -> bool:
