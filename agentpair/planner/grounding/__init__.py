@@ -1,2 +1,3 @@
-"""Grounding: the plan schema narrowed to one page and one task (schema.py lists its rules), and how it
-reads a page's clicks, forms and fields and a goal's words."""
+"""Grounding: the constraint layer behind a planner (layer.py: what a page and a goal allow a plan,
+structural or heuristic), the plan schema it narrows to one page and task (schema.py lists its
+rules), and how it reads a page's clicks, forms and fields against the goal's typed values."""

@@ -56,14 +56,18 @@ No finish while (still_to_do)
   number field; where it gives no values, a table row's value for the empty field of its label);
 - the task asks for no answer and the run has not acted yet, or has not typed a value the goal gives
   (given_values) that this page does not show.
-Refused in the loop (form_left.premature_click, only for a planner that asked for grounding)
+Refused in the loop (form_left.premature_click, through Grounding.refusal: heuristic grounding only)
 - a button click while the form lacks what form_left finds; the next plan may only put that in;
 - a link, go to or go back while the form holds text typed and not sent (typed_unsent).
 Taken without the planner: agentpair.planner.grounding.forced.
 
 A small planner misspells names and cuts values short; under this schema a grammar-constrained
-server (llama.cpp) cannot emit either. The rules read the run's steps as records (PlanRequest.steps: what
-each step said, its tool, arguments and outcome), never the history lines the planner reads.
+server (llama.cpp) cannot emit either. The rules read the goal as typed values (request.parsed_goal:
+agentpair.planner.language.goal) and the run's steps as records (PlanRequest.steps, each step's words
+read into a Said by language.steps), never the goal's text or the history lines the planner reads.
+Under structural grounding (grounding.layer) only the first group, "Names", and the structural core
+of the second hold: elements the page has, values given, secrets into their fields, no step again
+that left this page as it was.
 """
 
 from __future__ import annotations
