@@ -153,6 +153,7 @@ class StepRecord(BaseModel):
     error: str | None = None
     output: Any = None
     changed_page: bool = Field(False, description="the tool call may have changed the page (ToolResult.changed_page)")
+    disabled: bool = Field(False, description="the tool failed on a disabled element (ToolResult.disabled)")
     refused: bool = Field(False, description="a button the planner's grounding refused to press before its form held "
                                              "what the goal gives (Grounding.refusal): it did not run")
 

@@ -77,7 +77,12 @@ def mask_secrets(text: str, secrets: dict[str, str]) -> str:
 
 
 class BrowserError(Exception):
-    """A page-level failure with a message meant for the agent (raised by the browser's actions)."""
+    """A page-level failure with a message meant for the agent (raised by the browser's actions);
+    `disabled`: the element it acted on was disabled (another control sets it)."""
+
+    def __init__(self, message: str, disabled: bool = False) -> None:
+        super().__init__(message)
+        self.disabled = disabled
 
 
 class Observation(BaseModel):
@@ -114,6 +119,7 @@ class ToolResult(BaseModel):
     error: str | None = None
     elapsed_ms: float = 0.0
     changed_page: bool = Field(False, description="the call may have changed what observe() sees")
+    disabled: bool = Field(False, description="it failed because the element was disabled")
 
     @classmethod
     def failure(cls, tool: str, error: str, started: float) -> ToolResult:

@@ -303,12 +303,13 @@ class Browser(Guard):
             error = f"timed out waiting for {self._navigation_url} to load" if navigated else describe_error(exc)
             return self._result(name, started, url_before, error=error)
         except (BrowserError, PlaywrightError) as exc:
-            return self._result(name, started, url_before, error=describe_error(exc))
+            return self._result(name, started, url_before, error=describe_error(exc),
+                                disabled=getattr(exc, "disabled", False))
         return self._result(name, started, url_before, output=output, mutates=mutates)
 
     def _result(
         self, name: str, started: float, url_before: str, *, output: Any = None,
-        error: str | None = None, mutates: bool = False,
+        error: str | None = None, mutates: bool = False, disabled: bool = False,
     ) -> ToolResult:
         events = self.take_events()
         self._unobserved += [e for e in events if not e.violation]  # warnings: the next observation's
@@ -322,7 +323,7 @@ class Browser(Guard):
             output = self.hide(output)
         return ToolResult(
             tool=name, ok=error is None, output=output, error=self.hide(error) if error else None,
-            elapsed_ms=(time.perf_counter() - started) * 1e3, changed_page=changed,
+            elapsed_ms=(time.perf_counter() - started) * 1e3, changed_page=changed, disabled=disabled,
         )
 
     async def _settle_navigation(self) -> None:

@@ -142,7 +142,7 @@ async def type_text(browser: Browser, ref: str, text: str, submit: bool = False)
                                "to open what sets it (a picker)")
         if info["locked"]:  # fail now, not after the action timeout: such a field is set another way
             raise BrowserError(f"the {info['label']!r} field is disabled: it cannot be typed into "
-                               "(another control sets it)")
+                               "(another control sets it)", disabled=True)
         try:
             value = fill_secrets(text, browser.policy.secrets)
         except KeyError as exc:

@@ -390,7 +390,7 @@ class Agent:
         name, args = tool_call(step, fills)
         result = await self._call_tool(rec, toolbox, name, args)
         record.tool_args, record.ok, record.error, record.output = args, result.ok, result.error, result.output
-        record.changed_page = result.changed_page
+        record.changed_page, record.disabled = result.changed_page, result.disabled
         self._emit("step", run.iteration, f"{name} {args} -> {'ok' if result.ok else 'FAILED: ' + str(result.error)}",
                    result.elapsed_ms)
         return record, result

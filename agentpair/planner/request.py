@@ -41,6 +41,7 @@ class DoneStep(BaseModel):
     ok: bool = True
     error: str | None = None
     refused: bool = Field(False, description="a button press refused before its form held what the goal gives")
+    disabled: bool = Field(False, description="it failed on a disabled element")
 
 
 class PlanRequest(BaseModel):
@@ -165,7 +166,8 @@ def plan_schema(tool_names: list[str], output_schema: dict[str, Any] | None = No
 def done_step(record: StepRecord) -> DoneStep:
     step = record.step
     return DoneStep(iteration=record.iteration, kind=step.kind, tool=step.tool, instruction=step.instruction,
-                    target=step.target, args=record.tool_args, ok=record.ok, error=record.error, refused=record.refused)
+                    target=step.target, args=record.tool_args, ok=record.ok, error=record.error, refused=record.refused,
+                    disabled=record.disabled)
 
 
 def history_line(done: DoneStep) -> str:

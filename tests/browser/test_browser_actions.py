@@ -189,6 +189,16 @@ async def test_typing_into_a_read_only_field_fails_at_once_says_why_and_opens_it
         assert not result.ok and "read-only" in result.error
         assert time.perf_counter() - started < 2.0  # not the 5 s action timeout
         assert 'link "2"' in (await small.observe()).snapshot  # clicked: the picker that sets it is open
+        assert not result.disabled
+
+
+async def test_typing_into_a_disabled_field_fails_saying_so_as_a_field_of_its_result(tmp_path) -> None:
+    (tmp_path / "locked.html").write_text('<label>Total <input id="t" disabled value=""></label>')
+    async with Browser() as small:
+        await small.start_task(start_url=(tmp_path / "locked.html").as_uri(), allow_file_urls=True)
+        ref = next(line for line in (await small.observe()).snapshot.splitlines() if "textbox" in line)
+        result = await small.toolbox().get("type")({"ref": ref.split("[ref=")[1].split("]")[0], "text": "12"})
+        assert not result.ok and result.disabled and "disabled" in (result.error or "")
 
 
 async def test_a_date_or_time_typed_as_people_write_it_lands_in_a_date_or_time_field(tmp_path) -> None:

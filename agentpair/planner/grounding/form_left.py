@@ -194,7 +194,7 @@ def empty_fields(request: PlanRequest, required: bool = False) -> list[str]:
     disabled: a field of the page is enabled), as a step says them; `required`: only those whose
     name does not say they are optional."""
     filled = set(shown_values(request))
-    failed = {said.name for _, s, said in _typings(request, ok=False) if " is disabled" not in (s.error or "")}  # (enabled now)
+    failed = {said.name for _, s, said in _typings(request, ok=False) if not s.disabled}  # (a disabled one may be enabled now)
     return [said[0] for name in request.names.fields if name not in filled and not (required and OPTIONAL.search(name))
             and (said := ways_to_name(name)) and not failed & set(said)]
 

@@ -472,3 +472,18 @@ def test_a_button_that_creates_is_offered_only_when_the_goal_asks_to_create_or_r
     assert not valid(signing_in, plan(act("click", "click the Create profile button")))
     joining = grounded_plan_schema(request(goal="Create a profile for mira7.", snapshot=form))
     assert valid(joining, plan(act("click", "click the Create profile button")))
+
+
+def test_a_field_typed_into_while_disabled_is_offered_again_once_enabled_not_one_that_failed_otherwise() -> None:
+    page = """- generic [ref=e1]:
+  - textbox "Guest" [ref=e2]
+  - textbox "Arrival" [ref=e3]
+  - button "Reserve" [ref=e4]"""
+    goal, submit = 'Book "Ilse Brandt" in on 03/04/2027, then press Reserve.', "click the Reserve button"
+    failed = ['[1] act type: type Ilse Brandt into the Guest field {"ref": "e2", "text": "Ilse Brandt"} -> FAILED: '
+              "the 'Guest' field is disabled: it cannot be typed into (another control sets it)"]
+    locked = request(goal, page, history=failed)
+    locked.steps[0].disabled = True  # the tool said so (ToolResult.disabled): the page has enabled it since
+    assert "type Ilse Brandt into the Guest field" in (premature_click(locked, submit) or "")
+    other = request(goal, page, history=failed)  # failed some other way: the planner's to repair
+    assert "Ilse Brandt into the Guest" not in (premature_click(other, submit) or "")
