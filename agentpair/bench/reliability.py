@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agentpair.bench.encodings import encodings
 from agentpair.bench.fake_endpoint import FakeEndpoint, LoopbackServer, Reply
 from agentpair.bench.soak import descendants
 from agentpair.tracing.reader import TraceError, load_trace
-from agentpair.tools.base import secret_forms
 
 SECRET = 'Open Sesame/42 "vault" & <key>'  # a space, a slash, quotes, & and brackets: every encoding differs
 GOAL = "Sign in to the Vault as vault.user with password {{secret:password}}, then sign out."
@@ -142,7 +142,7 @@ def run_cli(case: str, endpoint: FakeEndpoint, scenarios_dir: Path, trace: Path)
     outputs = proc.stdout + proc.stderr + (trace.read_text(errors="replace") if trace.exists() else "")
     return RunOutcome(case=case, exit_code=proc.returncode, stop_reason=stop, trace_readable=readable,
                       tracebacks=outputs.count("Traceback (most recent call last)"),
-                      secret_occurrences=sum(outputs.count(form) for form in set(secret_forms(SECRET))))
+                      secret_occurrences=sum(outputs.count(form) for form in encodings(SECRET)))
 
 
 class ReliabilityReport(BaseModel):
