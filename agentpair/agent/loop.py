@@ -198,12 +198,13 @@ class Agent:
                 run.stop_reason = f"timeout after {task.timeout_s:g} s"
             except PlannerError as exc:
                 run.stop_reason = f"planner error: {exc}"
+            run.stop_reason = rec.redactor.text(run.stop_reason)  # an error may quote a key or secret
             root.set("agentpair.stop_reason", run.stop_reason)
             root.set("agentpair.finished", run.finished)
             root.set("agentpair.answer", run.answer)
         ended = time.time_ns()
         self._emit("done", run.iteration, run.stop_reason)
-        return RunResult(
+        result = RunResult(
             finished=run.finished, answer=run.answer,
             extracted=[r.output for r in run.records if r.step.kind == "extract" and r.ok],
             steps=run.records, iterations=run.iteration, stop_reason=run.stop_reason,
@@ -211,6 +212,7 @@ class Agent:
             time_s=categorize(rec.intervals, started / 1e9, ended / 1e9),
             trace_path=str(rec.path) if rec.path else None,
         )
+        return RunResult.model_validate(rec.redactor.value(result.model_dump()))  # what leaves, as the trace has it
 
     async def _loop(self, run: RunState, rec: RunRecorder) -> None:
         task = run.task

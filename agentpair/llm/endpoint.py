@@ -19,6 +19,8 @@ import httpx
 import openai
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
+from agentpair.tracing.redaction import Redactor
+
 StructuredOutput = Literal["auto", "json_schema", "llamacpp"]
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
 TIMINGS_HEADER = "x-agentpair-timings"  # where the embedded server says where a call's time went
@@ -156,6 +158,7 @@ class Endpoint:
         self.max_backoff_s = max_backoff_s
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self._redactor = Redactor(keys=[self.api_key])  # a server may echo the key in its error text
         self._client = openai.AsyncOpenAI(
             base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=timeout_s
         )
@@ -237,6 +240,7 @@ class Endpoint:
                 failure = exc
             if attempt.outcome == "retry" and final:
                 attempt.outcome = "error"
+            attempt.error = attempt.error and self._redactor.text(attempt.error)
             attempt.ms = (time.perf_counter() - started) * 1e3
             attempts.append(attempt)
             if on_attempt:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import quote
 
-from agentpair import Agent, OpenAIPlanner
-from tests.doubles import ScriptedExecutor, SleepyEnvironment
+from agentpair import Agent, OpenAIPlanner, PlannerError
+from agentpair.agent.events import AgentEvent
+from agentpair.planner.request import PlanRequest, ToolInfo
+from tests.doubles import ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
 from agentpair.bench.fake_endpoint import FakeEndpoint, Reply
 from agentpair.tools.base import Observation
 
@@ -81,3 +84,35 @@ def test_a_secret_written_into_the_goal_never_reaches_the_executor() -> None:
     context = executor_context(task, Observation(url="http://127.0.0.1/", snapshot='- textbox "Code" [ref=e1]'),
                                ["Zq7-Walrus-19"])
     assert "Zq7-Walrus-19" not in context and context.count("{{secret:code}}") >= 2
+
+
+async def test_a_key_or_secret_an_endpoint_echoes_in_its_error_stays_out_of_every_output(tmp_path: Path) -> None:
+    """The planner's error, the stop reason, the returned result, the events shown live and the trace."""
+    echo = f"Incorrect API key provided: {quote(API_KEY, safe='/')} for {json.dumps(PASSWORD)[1:-1]}"
+    events: list[AgentEvent] = []
+    with FakeEndpoint([Reply(401, body={"error": {"message": echo}})]) as fake:
+        planner = OpenAIPlanner(base_url=fake.base_url, model="fake", api_key=API_KEY, backoff_s=0.01)
+        try:
+            await planner.plan(PlanRequest(goal="log in", tools=[ToolInfo(name="click", description="click")]))
+        except PlannerError as exc:
+            error = exc
+        agent = Agent(planner, ScriptedExecutor([]), SleepyEnvironment(), on_event=events.append)
+        result = await agent.run("log in with {{secret:password}}", secrets={"password": PASSWORD},
+                                 trace=tmp_path / "echo.jsonl")
+    planner_said = [str(error), repr(vars(error.attempts[0]))]  # the planner alone knows the key, not the secret
+    assert not [text for text in planner_said if API_KEY in text or quote(API_KEY, safe="/") in text]
+    assert result.stop_reason.startswith("planner error") and "[REDACTED]" in result.stop_reason
+    shown = [result.model_dump_json(), repr(events), (tmp_path / "echo.jsonl").read_text()]
+    assert not [text for text in shown if API_KEY in text or quote(API_KEY, safe="/") in text or PASSWORD in text]
+
+
+async def test_the_returned_result_is_redacted_like_the_trace_whatever_the_planner_says() -> None:
+    """A planner that is no endpoint (so redacts nothing itself) and fails quoting the key and the secret."""
+    class Failing(ScriptedPlanner):
+        async def plan(self, request):
+            raise PlannerError(f"rejected key {API_KEY} and value {PASSWORD.replace('-', '%2D')}", [])
+
+    result = await Agent(Failing([], api_key=API_KEY), ScriptedExecutor([]), SleepyEnvironment()).run(
+        "log in", secrets={"password": PASSWORD}, trace=False)
+    assert result.stop_reason == "planner error: rejected key [REDACTED] and value {{secret:password}}"
+
