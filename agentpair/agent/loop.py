@@ -180,7 +180,8 @@ class Agent:
         tools = [{"name": t.name, "description": t.description, "args_schema": t.args_schema()}
                  for t in [*self.browser.tools(), *self.extra_tools]]
         executor = _identity(self._executor) if self._executor is not None else {"name": "none (single model)"}
-        return {"executor": executor, "environment": type(self.browser).__name__, "tools": tools,
+        return {"planner": _identity(self.planner), "executor": executor,  # the model start-up settled
+                "environment": type(self.browser).__name__, "tools": tools,
                 "startup_s": self.startup_s}
 
     async def _run(self, task: Task, rec: RunRecorder,
@@ -263,7 +264,7 @@ class Agent:
                                                                for s in steps) + " (forced)")
                 return PlanReply(plan=Plan(thought=FORCED, steps=steps), model="grounding")
         identity = self.planner.identity() if hasattr(self.planner, "identity") else {}
-        model = str(identity.get("model", self.planner.name))
+        model = str(identity.get("model") or self.planner.name)
         with rec.span(f"chat {model}", "planner", SpanKind.CLIENT, attributes={
             "gen_ai.operation.name": "chat", "gen_ai.provider.name": str(identity.get("kind", "openai")),
             "gen_ai.request.model": model, OPENINFERENCE_KIND: "LLM", "agentpair.plan_request": request}) as span:
