@@ -48,7 +48,7 @@ def _character(c: str) -> str:
         return c
     spellings = [re.escape(c), "".join(f"%(?:25)*{_hex(b, 2)}" for b in c.encode()), _json_unit(c),
                  rf"&#0*{ord(c)}(?:;|(?![0-9]))", rf"&#[xX]0*{_hex(ord(c))}(?:;|(?![0-9a-fA-F]))"]
-    spellings += [f"&{re.escape(name)}" for name in _entity_names().get(c, [])]
+    spellings += [f"&{re.escape(name)}" for name in sorted(_entity_names().get(c, []), key=len, reverse=True)]
     if c == " ":
         spellings.append(r"\+")
     if c in "\"'/\\":

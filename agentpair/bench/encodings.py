@@ -68,3 +68,18 @@ def embedded_base64(value: str) -> list[str]:
     blobs = [b"user:"[:k] + value.encode() + b"|tail" for k in range(3, 6)]
     return [encode(blob).decode().rstrip("=") for blob in blobs
             for encode in (base64.b64encode, base64.urlsafe_b64encode)]
+
+
+def hidden_in_base64(text: str, value: str) -> int:
+    """How many runs of base64 letters in `text` decode, at some alignment, to bytes holding `value`."""
+    raw, found = value.encode(), 0
+    for run in re.findall(r"[A-Za-z0-9+/_-]{12,}", text):
+        run = run.replace("-", "+").replace("_", "/")
+        chunks = (run[start:][: (len(run) - start) // 4 * 4] for start in range(4))
+        found += any(raw in base64.b64decode(chunk) for chunk in chunks)
+    return found
+
+
+def leaks(text: str, value: str) -> int:
+    """Occurrences of `value` in `text` in any of its encodings, base64 inside longer base64 included."""
+    return sum(text.count(form) for form in encodings(value)) + hidden_in_base64(text, value)

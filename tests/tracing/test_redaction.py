@@ -3,12 +3,11 @@ under many safe sets, html, json, base64 at every alignment, repr), and rewrites
 
 from __future__ import annotations
 
-import base64
 import re
 
 import pytest
 
-from agentpair.bench.encodings import embedded_base64, encodings, safe_sets
+from agentpair.bench.encodings import embedded_base64, encodings, hidden_in_base64, safe_sets
 from agentpair.tracing.redaction import REDACTED, Redactor
 from agentpair.tools.base import mask_secrets
 
@@ -33,7 +32,8 @@ def test_every_spelling_of_a_secret_becomes_its_placeholder(secret: str) -> None
         text = f'GET /profile/{form}?next=/home {{"pw": "{form}"}}'
         redacted = redactor.text(text)
         assert form not in redacted and redacted.count("{{secret:password}}") == 2, (form, redacted)
-        assert redacted.startswith("GET /profile/") and redacted.endswith('"}')  # nothing around it is eaten
+        assert redacted == 'GET /profile/{{secret:password}}?next=/home {"pw": "{{secret:password}}"}' or \
+            form.startswith(('"', "\\")), (form, redacted)  # all of it, nothing around it (bar a JSON form's quotes)
 
 
 @pytest.mark.parametrize("secret", SECRETS)
@@ -48,13 +48,9 @@ def test_an_api_key_is_redacted_in_every_spelling_too(secret: str) -> None:
 @pytest.mark.parametrize("secret", SECRETS)
 def test_base64_holding_the_secret_at_any_offset_decodes_to_no_trace_of_it(secret: str) -> None:
     for blob in embedded_base64(secret):
+        assert hidden_in_base64(blob, secret) == 1  # the check below can find it
         redacted = Redactor({"password": secret}).text(f"Authorization: Basic {blob}")
-        assert "{{secret:password}}" in redacted, blob
-        for part in re.findall(r"[A-Za-z0-9+/_=-]+", redacted):
-            for start in range(4):  # what is left decodes to no copy of the secret, however aligned
-                chunk = part[start:].replace("-", "+").replace("_", "/").rstrip("=")
-                decoded = base64.b64decode(chunk[: len(chunk) // 4 * 4] or "")
-                assert secret.encode() not in decoded, blob
+        assert "{{secret:password}}" in redacted and hidden_in_base64(redacted, secret) == 0, blob
 
 
 def test_text_near_a_secret_is_left_as_it_is() -> None:
