@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextvars import ContextVar
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from agentpair.tracing.spans import OPENINFERENCE_KIND, RunRecorder, default_tra
 from agentpair.tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
 
 
+_RUN_REDACTOR: ContextVar[Redactor | None] = ContextVar("agentpair_run_redactor", default=None)  # for events
 IDEMPOTENT = {"check", "select", "type"}  # tools whose step, said twice, does what it did once
 
 
@@ -166,6 +168,7 @@ class Agent:
                                              else Path(trace))
         keys = [getattr(part, "api_key", None) for part in (self.planner, self._executor)]
         recorder = RunRecorder(path, Redactor(task.secrets, [k for k in keys if k]), self.tracer_provider)
+        redacting = _RUN_REDACTOR.set(recorder.redactor)
         try:  # the header first, so that a run killed during start-up leaves a trace that says what it was
             recorder.write_header({"agent": self.name, "planner": _identity(self.planner), "task": task.public_view(),
                                    "labels": labels or {}})
@@ -174,6 +177,7 @@ class Agent:
             return await self._run(task, recorder, should_stop)
         finally:
             recorder.close()
+            _RUN_REDACTOR.reset(redacting)
 
     def _started_parts(self) -> dict[str, Any]:
         """What start-up settled, for the trace's startup record: executor, environment, tools, time."""
@@ -410,5 +414,6 @@ class Agent:
         self._emit("finish", run.iteration, repr(record.output) if record.ok else str(record.error))
 
     def _emit(self, kind: str, iteration: int, text: str, ms: float = 0.0) -> None:
-        if self.on_event is not None:
-            self.on_event(AgentEvent(kind=kind, iteration=iteration, text=text, ms=ms))
+        if self.on_event is not None:  # shown live: redacted like the trace
+            redactor = _RUN_REDACTOR.get()
+            self.on_event(AgentEvent(kind=kind, iteration=iteration, text=redactor.text(text) if redactor else text, ms=ms))

@@ -38,7 +38,8 @@ async def test_secrets_and_keys_stay_out_of_traces_and_planner_requests(tmp_path
     env = LeakyEnvironment()
     with FakeEndpoint([Reply(content=PLANS[0]), Reply(content=PLANS[1])]) as fake:
         planner = OpenAIPlanner(base_url=fake.base_url, model="fake", api_key=API_KEY)
-        agent = Agent(planner, executor, env, trace_dir=tmp_path)
+        events: list[AgentEvent] = []
+        agent = Agent(planner, executor, env, trace_dir=tmp_path, on_event=events.append)
         result = await agent.run("log in as alice with {{secret:password}}", secrets={"password": PASSWORD},
                                  trace=tmp_path / "secret.jsonl")
         bodies = json.dumps([r["body"] for r in fake.requests])
@@ -51,6 +52,9 @@ async def test_secrets_and_keys_stay_out_of_traces_and_planner_requests(tmp_path
     assert PASSWORD not in bodies and API_KEY not in bodies
     assert "{{secret:password}}" in bodies
     assert PASSWORD not in repr(result.model_dump()["steps"][0]["step"])
+    assert PASSWORD not in result.model_dump_json()  # the executor's literal value, in the returned steps too
+    shown = repr(events)  # the live progress lines
+    assert PASSWORD not in shown and "type {'ref': 'e2', 'text': '{{secret:password}}'}" in shown
 
 
 def test_a_secret_is_masked_in_every_common_encoding_and_a_short_key_only_as_a_whole_token() -> None:
