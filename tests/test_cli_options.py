@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentpair.cli.options import http_url, writable_file
+from agentpair.cli.options import allowed_origin, http_url, writable_file
 
 BAD = [
     (["run", "login", "--max-steps", "-1"], "--max-steps"),
@@ -24,6 +24,7 @@ BAD = [
     (["run", "login", "--run-timeout", "nan"], "--run-timeout"),
     (["run", "login", "--planner-timeout", "-3"], "--planner-timeout"),
     (["run", "--goal", "g", "--start-url", "example.com"], "--start-url"),
+    (["run", "--goal", "g", "--start-url", "http://127.0.0.1/", "--allow", "example.com"], "--allow"),
     (["plan", "g", "--start-url", "http://"], "--start-url"),
     (["bench", "soak", "--runs", "0"], "--runs"),
     (["bench", "scenarios", "--concurrency", "0"], "--concurrency"),
@@ -58,6 +59,7 @@ def test_an_endpoint_url_from_the_environment_is_checked_before_start_up(variabl
 def test_good_values_pass_and_checking_a_file_makes_nothing(tmp_path: Path) -> None:
     for url in ("http://127.0.0.1:8080/v1", "https://api.openai.com/v1", "http://[::1]:8080/v1"):
         assert http_url(url) == url
+    assert [allowed_origin(o) for o in ("*", "https://*.example.com")] == ["*", "https://*.example.com"]
     deep = tmp_path / "runs" / "new" / "t.jsonl"
     assert writable_file(str(deep)) == deep and list(tmp_path.iterdir()) == []
     existing = tmp_path / "t.jsonl"

@@ -54,6 +54,11 @@ def http_url(text: str) -> str:
     return text
 
 
+def allowed_origin(text: str) -> str:
+    """An argparse type: `*`, or an http(s) origin, with `*.` for every subdomain (https://*.example.com)."""
+    return text if text == "*" else http_url(text)
+
+
 def writable_file(text: str) -> Path:
     """An argparse type: a file that can be written: not a folder, and where it is missing, the nearest
     folder above it that exists takes a new file (the folders between are made when it is written)."""

@@ -117,13 +117,13 @@ async def _list(args: argparse.Namespace) -> int:
 
 
 def add_run_commands(sub: argparse._SubParsersAction) -> None:
-    from agentpair.cli.options import http_url, planner_options, positive_int, positive_seconds, writable_file
+    from agentpair.cli.options import allowed_origin, http_url, planner_options, positive_int, positive_seconds, writable_file
 
     run = sub.add_parser("run", help="run a bundled scenario (or an ad-hoc --goal) and judge it")
     run.add_argument("scenario", nargs="?", help="a name from `agentpair scenarios list`")
     run.add_argument("--goal", help="an ad-hoc goal instead of a scenario")
     run.add_argument("--start-url", type=http_url, metavar="URL", help="with --goal: where to start")
-    run.add_argument("--allow", action="append", metavar="ORIGIN", help="with --goal: another allowed origin")
+    run.add_argument("--allow", action="append", type=allowed_origin, metavar="ORIGIN", help="with --goal: another allowed origin")
     where = run.add_mutually_exclusive_group()
     where.add_argument("--trace", type=writable_file, metavar="PATH", help="trace file (default runs/<time>-<name>.jsonl)")
     where.add_argument("--no-trace", action="store_true", help="write no trace")
