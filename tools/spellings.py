@@ -36,26 +36,26 @@ def _hex(number: int, width: int = 0) -> str:
 def _json_unit(c: str) -> str:
     """`\\uXXXX` of a character (a surrogate pair above U+FFFF), under any depth of backslashes."""
     units = c.encode("utf-16-be")
-    return "".join(rf"\\+u{_hex(int.from_bytes(units[i:i + 2]), 4)}" for i in range(0, len(units), 2))
+    return "".join(rf"\\++u{_hex(int.from_bytes(units[i:i + 2]), 4)}" for i in range(0, len(units), 2))
 
 
 @functools.lru_cache(maxsize=4096)
 def _character(c: str) -> str:
     """A regex for one character in every spelling: itself, %XX of its UTF-8 bytes (also encoded
     again as %25XX), `+` for a space, a backslash escape, \\uXXXX, a named or numeric HTML entity;
-    an ASCII letter or digit only as itself."""
+    an ASCII letter or digit only as itself. Itself last: a backslash is the start of other spellings."""
     if c.isascii() and c.isalnum():
         return c
-    spellings = [re.escape(c), "".join(f"%(?:25)*{_hex(b, 2)}" for b in c.encode()), _json_unit(c),
+    spellings = ["".join(f"%(?:25)*{_hex(b, 2)}" for b in c.encode()), _json_unit(c),
                  rf"&#0*{ord(c)}(?:;|(?![0-9]))", rf"&#[xX]0*{_hex(ord(c))}(?:;|(?![0-9a-fA-F]))"]
     spellings += [f"&{re.escape(name)}" for name in sorted(_entity_names().get(c, []), key=len, reverse=True)]
     if c == " ":
         spellings.append(r"\+")
-    if c in "\"'/\\":
-        spellings.append(rf"\\+{re.escape(c)}")
+    if c in "\"'/":
+        spellings.append(rf"\\++{re.escape(c)}")
     if c in _ESCAPED:
-        spellings.append(rf"\\+{_ESCAPED[c]}")
-    return "(?:" + "|".join(spellings) + ")"
+        spellings.append(rf"\\++{_ESCAPED[c]}")
+    return "(?:" + "|".join([*spellings, re.escape(c)]) + ")"
 
 
 def base64_cores(value: str) -> list[str]:
@@ -82,7 +82,11 @@ def _base64_forms(value: str) -> list[str]:
 def spelled(value: str) -> str:
     """A regex finding `value` in any spelling; a short value only as a whole token (never inside a
     longer word: a 1-character key is no reason to rewrite every word holding that letter)."""
-    pattern = "|".join(["".join(_character(c) for c in value), *map(re.escape, _base64_forms(value))])
+    # a run of backslashes is one run in any spelling, taken whole (possessive: escapes nest to any
+    # depth, and a run matched a backslash at a time would be retried every way it can be split)
+    units = re.findall(r"\\+|[^\\]", value)
+    body = "".join(f"{_character(unit[0])}++" if unit[0] == "\\" else _character(unit) for unit in units)
+    pattern = "|".join([body, *map(re.escape, _base64_forms(value))])
     return f"(?:{pattern})" if len(value) >= SHORT else rf"(?<![\w-])(?:{pattern})(?![\w-])"
 
 

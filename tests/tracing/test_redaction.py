@@ -13,7 +13,7 @@ from agentpair.tools.base import mask_secrets
 
 # a space, /, &, %, +, quotes, a backslash, accents, CJK and a character beyond U+FFFF among them
 SECRETS = ['Open Sesame/42 "vault" & <key>', "p@ss w/rd%20+&=;'é", "Grüße/€ 100% sûr", "汉字 密码/&?#",
-           "pw🔑/+x y\\z", "Tr0ub4dor&3 horse/!\"", "a+b c=d&e"]
+           "pw🔑/+x y\\z", "Tr0ub4dor&3 horse/!\"", "a+b c=d&e", 'C:\\\\share\\\\v "q"']
 
 
 def test_the_generated_spellings_include_the_ones_that_leaked_before() -> None:
@@ -66,3 +66,15 @@ def test_a_short_value_is_replaced_only_as_a_whole_token() -> None:
     redactor = Redactor({"pin": "4 2"}, ["k&y"])
     assert redactor.text("pin=4+2 and 4%202") == "pin={{secret:pin}} and {{secret:pin}}"
     assert redactor.text("key k%26y; monkey k&yak") == f"key {REDACTED}; monkey k&yak"
+
+
+def test_a_long_run_of_backslashes_is_searched_at_once() -> None:
+    """A secret holding runs of backslashes against a page full of them: no retrying every split."""
+    import time
+
+    secret = "ab\\\\\\cd\\\\\\ef-long"
+    text = ("ab" + "\\" * 300 + "cd" + "\\" * 300 + "ef-lonX long ") * 5
+    started = time.perf_counter()
+    assert Redactor({"p": secret}).text(text) == text
+    assert time.perf_counter() - started < 2.0
+    assert Redactor({"p": secret}).text(f"x {secret.replace(chr(92), chr(92) * 2)} y") == "x {{secret:p}} y"
