@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import httpx
 import openai
@@ -148,6 +149,9 @@ class Endpoint:
         temperature: float = 0.0,
         max_tokens: int = 1024,
     ) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:  # not after four attempts at it
+            raise ValueError(f"an endpoint's base URL is an http(s) URL with a host, not {base_url!r}")
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key or "not-needed"
         self.model = model
