@@ -24,7 +24,7 @@ async def _plan(args: argparse.Namespace) -> int:
     planner = planner_from_args(args)
     try:
         if hasattr(planner, "start"):
-            with console.status(f"starting the planner ({planner.name})"):
+            with console.status("starting the planner"):
                 await planner.start()
         request = PlanRequest(goal=args.goal, start_url=args.start_url,
                               tools=[ToolInfo(name=t.name, description=t.description) for t in Browser().tools()])
