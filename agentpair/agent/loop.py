@@ -175,6 +175,9 @@ class Agent:
             await self.start(recorder)
             recorder.write_record("startup", self._started_parts())
             return await self._run(task, recorder, should_stop)
+        except Exception as exc:  # its message leaves the process too: redacted like the trace
+            exc.args = tuple(recorder.redactor.value(list(exc.args)))
+            raise
         finally:
             recorder.close()
             _RUN_REDACTOR.reset(redacting)

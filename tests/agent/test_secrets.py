@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from urllib.parse import quote
 
+import pytest
+
 from agentpair import Agent, OpenAIPlanner, PlannerError
 from agentpair.agent.events import AgentEvent
 from agentpair.planner.request import PlanRequest, ToolInfo
@@ -120,3 +122,14 @@ async def test_the_returned_result_is_redacted_like_the_trace_whatever_the_plann
         "log in", secrets={"password": PASSWORD}, trace=False)
     assert result.stop_reason == "planner error: rejected key [REDACTED] and value {{secret:password}}"
 
+
+
+async def test_an_exception_out_of_a_run_has_the_secret_and_key_redacted_from_its_message() -> None:
+    class Crashing(SleepyEnvironment):
+        async def observe(self) -> Observation:
+            raise RuntimeError(f"page http://127.0.0.1/?pw={quote(PASSWORD)} failed with key {API_KEY}")
+
+    agent = Agent(ScriptedPlanner([], api_key=API_KEY), ScriptedExecutor([]), Crashing())
+    with pytest.raises(RuntimeError) as raised:
+        await agent.run("log in", secrets={"password": PASSWORD}, trace=False)
+    assert str(raised.value) == "page http://127.0.0.1/?pw={{secret:password}} failed with key [REDACTED]"
