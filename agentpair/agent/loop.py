@@ -34,7 +34,7 @@ from agentpair.tracing.spans import OPENINFERENCE_KIND, RunRecorder, default_tra
 from agentpair.tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
 
 
-_RUN_REDACTOR: ContextVar[Redactor | None] = ContextVar("agentpair_run_redactor", default=None)  # for events
+_RUN_REDACTOR: ContextVar[Redactor] = ContextVar("agentpair_run_redactor", default=Redactor())  # for events
 IDEMPOTENT = {"check", "select", "type"}  # tools whose step, said twice, does what it did once
 
 
@@ -206,7 +206,6 @@ class Agent:
                 run.stop_reason = f"timeout after {task.timeout_s:g} s"
             except PlannerError as exc:
                 run.stop_reason = f"planner error: {exc}"
-            run.stop_reason = rec.redactor.text(run.stop_reason)  # an error may quote a key or secret
             root.set("agentpair.stop_reason", run.stop_reason)
             root.set("agentpair.finished", run.finished)
             root.set("agentpair.answer", run.answer)
@@ -418,5 +417,4 @@ class Agent:
 
     def _emit(self, kind: str, iteration: int, text: str, ms: float = 0.0) -> None:
         if self.on_event is not None:  # shown live: redacted like the trace
-            redactor = _RUN_REDACTOR.get()
-            self.on_event(AgentEvent(kind=kind, iteration=iteration, text=redactor.text(text) if redactor else text, ms=ms))
+            self.on_event(AgentEvent(kind=kind, iteration=iteration, text=_RUN_REDACTOR.get().text(text), ms=ms))
