@@ -6,18 +6,15 @@ fills), a description, and an async function that carries the call out.
 
 from __future__ import annotations
 
-import base64
 import functools
-import html
-import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from urllib.parse import quote, quote_plus
-
 from pydantic import BaseModel, ConfigDict, Field
+
+from agentpair.tools import spellings
 
 SECRET_PLACEHOLDER = re.compile(r"\{\{secret:([A-Za-z0-9_.-]+)\}\}")
 
@@ -39,40 +36,20 @@ def fill_secrets(text: str, secrets: dict[str, str]) -> str:
     return SECRET_PLACEHOLDER.sub(value, text)
 
 
-SHORT_SECRET = 8  # a value shorter than this is replaced only where it stands as a whole token
-
-
 @functools.lru_cache(maxsize=256)
-def secret_forms(value: str) -> tuple[str, ...]:
-    """A secret as it may show up outside the browser: itself, percent-encoded (with %20 and with
-    +, as a form sends it), with HTML entities, as a JSON string's inside, and in base64 (with and
-    without padding); distinct forms, longest first."""
-    raw = value.encode()
-    encoded = base64.b64encode(raw).decode()
-    forms = {value, quote(value, safe=""), quote_plus(value, safe=""), html.escape(value, quote=True),
-             html.escape(value, quote=False), json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
-             encoded, encoded.rstrip("="), base64.urlsafe_b64encode(raw).decode().rstrip("=")}
-    return tuple(sorted((f for f in forms if f), key=len, reverse=True))
-
-
-def _pattern(form: str) -> str:
-    """A form matched anywhere, or, when short, only as a whole token (never inside a longer word)."""
-    escaped = re.escape(form)
-    return escaped if len(form) >= SHORT_SECRET else rf"(?<![\w-]){escaped}(?![\w-])"
+def _replacer(pairs: tuple[tuple[str, str], ...]) -> spellings.Replacer:
+    return spellings.Replacer(pairs)
 
 
 def replace_forms(text: str, pairs: list[tuple[str, str]]) -> str:
-    """Each value of `pairs` (value, replacement), in every form of secret_forms, replaced in text;
-    longer values first, so that a secret holding another is replaced whole."""
-    for value, replacement in sorted(pairs, key=lambda p: -len(p[0])):
-        for form in secret_forms(value):
-            if form in text:
-                text = re.sub(_pattern(form), lambda _: replacement, text)
-    return text
+    """Each value of `pairs` (value, replacement) replaced in text in any spelling agentpair.tools.spellings
+    finds; longer values first, so that a secret holding another is replaced whole."""
+    return _replacer(tuple(pairs))(text) if pairs and text else text
 
 
 def mask_secrets(text: str, secrets: dict[str, str]) -> str:
-    """Replace every secret value occurring in text, in any of its common encodings, by its placeholder."""
+    """Replace every secret value occurring in text, in any spelling (agentpair.tools.spellings), by
+    its placeholder."""
     return replace_forms(text, [(secret, secret_placeholder(name)) for name, secret in secrets.items() if secret])
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextvars import ContextVar
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,11 @@ from agentpair.tracing.spans import (OPENINFERENCE_KIND, RunRecorder, SpanHandle
 from agentpair.tools.base import Environment, Observation, Tool, Toolbox, ToolResult, mask_secrets
 
 
+_RUN_REDACTOR: ContextVar[Redactor] = ContextVar("agentpair_run_redactor", default=Redactor())  # for events
 IDEMPOTENT = {"check", "select", "type"}  # tools whose step, said twice, does what it did once
 
 
-def _plan_text(steps: list[Step]) -> str:
+def _plan_text(steps: list[Step]) -> str:  # a plan as the live progress shows it
     return "; ".join(f"{s.kind} {s.tool or ''} {s.instruction}".strip() for s in steps)
 
 
@@ -52,8 +54,9 @@ class Agent:
     shipped SmolLM2 planner (or the endpoint in OPENAI_BASE_URL), the default executor, and a
     headless Chromium. What the page and the goal allow a plan is the planner's constraint layer
     (`planner.grounding`, agentpair.planner.grounding.layer): the loop takes the steps it forces and
-    refuses the steps it refuses, whichever planner it is. `single_model=True` makes the planner write each tool call itself, one per
-    iteration (agentpair.planner.single_model), and loads no default executor.
+    refuses what it refuses, whichever planner it is. `single_model=True` makes the planner write
+    each tool call itself, one per iteration (agentpair.planner.single_model), and loads no default
+    executor.
     """
 
     def __init__(
@@ -162,9 +165,8 @@ class Agent:
         labels: dict[str, str] | None = None,
         should_stop: Callable[[], Awaitable[bool]] | None = None,
     ) -> RunResult:
-        """Run one task to its end; `trace` is True (default path), a path, or False.
-
-        `labels` go into the trace header (the runner records the scenario's name there).
+        """Run one task to its end; `trace` is True (default path), a path, or False. `labels` go
+        into the trace header (the runner records the scenario's name there).
         `should_stop` is awaited after every tool call: when it returns True the run ends there
         (stop reason "stopped: should_stop"), e.g. once an episode's page reports it is over.
         With no `start_url` the run starts on the browser's current page.
@@ -176,6 +178,7 @@ class Agent:
                                              else Path(trace))
         keys = [getattr(part, "api_key", None) for part in (self.planner, self._executor)]
         recorder = RunRecorder(path, Redactor(task.secrets, [k for k in keys if k]), self.tracer_provider)
+        redacting = _RUN_REDACTOR.set(recorder.redactor)
         try:  # the header first, so that a run killed during start-up leaves a trace that says what it was
             recorder.write_header({"agent": self.name, "planner": _identity(self.planner), "task": task.public_view(),
                                    "labels": labels or {}})
@@ -185,16 +188,20 @@ class Agent:
                 await self.start(recorder)  # its spans the root's children: one trace per run
                 recorder.write_record("startup", self._started_parts())
                 return await self._run(task, recorder, root, should_stop)
+        except Exception as exc:  # its message leaves the process too: redacted like the trace
+            exc.args = tuple(recorder.redactor.value(list(exc.args)))
+            raise
         finally:
             recorder.close()
+            _RUN_REDACTOR.reset(redacting)
 
     def _started_parts(self) -> dict[str, Any]:
         """What start-up settled, for the trace's startup record: executor, environment, tools, time."""
         tools = [{"name": t.name, "description": t.description, "args_schema": t.args_schema()}
                  for t in [*self.browser.tools(), *self.extra_tools]]
         executor = _identity(self._executor) if self._executor is not None else {"name": "none (single model)"}
-        return {"executor": executor, "environment": type(self.browser).__name__, "tools": tools,
-                "startup_s": self.startup_s}
+        return {"planner": _identity(self.planner), "executor": executor,  # the model start-up settled
+                "environment": type(self.browser).__name__, "tools": tools, "startup_s": self.startup_s}
 
     async def _run(self, task: Task, rec: RunRecorder, root: SpanHandle,
                    should_stop: Callable[[], Awaitable[bool]] | None = None) -> RunResult:
@@ -216,14 +223,9 @@ class Agent:
             root.fail(run.stop_reason or "the run did not finish")
         ended = time.time_ns()
         self._emit("done", run.iteration, run.stop_reason)
-        return RunResult(
-            finished=run.finished, answer=run.answer,
-            extracted=[r.output for r in run.records if r.step.kind == "extract" and r.ok],
-            steps=run.records, iterations=run.iteration, stop_reason=run.stop_reason,
-            wall_s=(ended - started) / 1e9, startup_s=self.startup_s,
-            time_s=categorize(rec.intervals, started / 1e9, ended / 1e9),
-            trace_path=str(rec.path) if rec.path else None,
-        )
+        result = run.result((ended - started) / 1e9, self.startup_s, categorize(rec.intervals, started / 1e9, ended / 1e9),
+                            str(rec.path) if rec.path else None)
+        return RunResult.model_validate(rec.redactor.value(result.model_dump()))  # what leaves, as the trace has it
 
     async def _loop(self, run: RunState, rec: RunRecorder) -> None:
         task = run.task
@@ -273,7 +275,7 @@ class Agent:
                     self._emit("plan", run.iteration, _plan_text(steps) + " (forced)")
                 return PlanReply(plan=Plan(thought=FORCED, steps=steps), model="grounding")
         identity = self.planner.identity()
-        model = str(identity.get("model", self.planner.name))
+        model = str(identity.get("model") or self.planner.name)
         with rec.span(f"chat {model}", "planner", SpanKind.CLIENT, attributes={
             "gen_ai.operation.name": "chat", "gen_ai.provider.name": str(identity.get("kind", "openai")),
             "gen_ai.request.model": model, OPENINFERENCE_KIND: "LLM", "agentpair.plan_request": request}) as span:
@@ -414,5 +416,5 @@ class Agent:
         self._emit("finish", run.iteration, repr(record.output) if record.ok else str(record.error))
 
     def _emit(self, kind: str, iteration: int, text: str, ms: float = 0.0) -> None:
-        if self.on_event is not None:
-            self.on_event(AgentEvent(kind=kind, iteration=iteration, text=text, ms=ms))
+        if self.on_event is not None:  # shown live: redacted like the trace
+            self.on_event(AgentEvent(kind=kind, iteration=iteration, text=_RUN_REDACTOR.get().text(text), ms=ms))

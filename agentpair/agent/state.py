@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonschema
 
-from agentpair.models import Step, StepRecord, Task
+from agentpair.models import RunResult, Step, StepRecord, Task
 from agentpair.planner.page_view import page_state
 from agentpair.tools.base import Observation
 
@@ -52,6 +52,13 @@ class RunState:
     def steps_done(self) -> int:
         """Steps taken toward max_steps: not a finish, nor a click refused before it ran (premature_click)."""
         return sum(1 for r in self.records if r.step.kind != "finish" and not r.refused)
+
+    def result(self, wall_s: float, startup_s: float, time_s: dict[str, float], trace_path: str | None) -> RunResult:
+        """The run's outcome as it leaves the loop: answer, what was read, every step, the time split."""
+        return RunResult(finished=self.finished, answer=self.answer, steps=self.records, iterations=self.iteration,
+                         extracted=[r.output for r in self.records if r.step.kind == "extract" and r.ok],
+                         stop_reason=self.stop_reason, wall_s=wall_s, startup_s=startup_s, time_s=time_s,
+                         trace_path=trace_path)
 
     def finish(self, step: Step) -> StepRecord:
         """A finish step's record: its answer (else the last thing read) checked against the task's

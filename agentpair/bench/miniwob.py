@@ -255,12 +255,13 @@ async def main(args: argparse.Namespace, planner: Any) -> int:
     return 0
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, count: Callable[[str], int]) -> None:
+    """The options of `bench miniwob`; `count` parses the numbers of steps and episodes at a time."""
     parser.add_argument("--tasks", default="all", help="all (the fixed list of issue 36), or task names "
                                                        "separated by commas")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(DEV_SEEDS),
                         help=f"episode seeds (development: {DEV_SEEDS}; report: {REPORT_SEEDS})")
-    parser.add_argument("--max-steps", type=int, default=15, metavar="N", help="steps per episode")
-    parser.add_argument("--concurrency", type=int, default=1, metavar="N",
+    parser.add_argument("--max-steps", type=count, default=15, metavar="N", help="steps per episode")
+    parser.add_argument("--concurrency", type=count, default=1, metavar="N",
                         help="episodes at a time, each in a browser context of its own, sharing the planner and executor")
     parser.add_argument("--json", action="store_true")

@@ -158,6 +158,8 @@ async def _bench_planner(args: argparse.Namespace) -> int:
 
 
 def add_bench_commands(sub: argparse._SubParsersAction) -> None:
+    from agentpair.cli.options import positive_int, writable_file
+
     bench = sub.add_parser("bench", help="benchmarks (JSON with --json)")
     targets = bench.add_subparsers(dest="target", required=True)
     executor = targets.add_parser("executor", help="the diffusion executor on a fixed fill workload")
@@ -174,21 +176,21 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     executor.add_argument("--data", default="data/executor/heldout.jsonl",
                           help="held-out JSONL for --eval; heldout.jsonl (new names) and families.jsonl "
                                "(page families never trained on) are generated when missing")
-    executor.add_argument("--limit", type=int, help="evaluate N held-out examples spread over the split "
+    executor.add_argument("--limit", type=positive_int, help="evaluate N held-out examples spread over the split "
                                                     "(--workload bulk: N pages of each kind, default 24)")
     executor.set_defaults(handler=_bench_executor)
     tracing = targets.add_parser("tracing", help="the cost of one traced span (create, attributes, export)")
-    tracing.add_argument("--spans", type=int, default=200)
+    tracing.add_argument("--spans", type=positive_int, default=200)
     tracing.add_argument("--json", action="store_true")
     tracing.set_defaults(handler=_bench_tracing)
     planner = targets.add_parser("planner", help="the embedded planner on held-out planner examples: "
                                                  "plan validity, correctness, latency")
     planner.add_argument("--data", default="data/planner/heldout.jsonl",
                          help="held-out JSONL (generated when missing)")
-    planner.add_argument("--limit", type=int, help="evaluate N held-out examples spread over the split")
+    planner.add_argument("--limit", type=positive_int, help="evaluate N held-out examples spread over the split")
     planner.add_argument("--lora", help="LoRA adapter GGUF (default: the shipped one)")
     planner.add_argument("--no-lora", action="store_true", help="the bare SmolLM2 model, for comparison")
-    planner.add_argument("--wrong", help="write each wrong plan beside its reference to this JSONL file")
+    planner.add_argument("--wrong", type=writable_file, help="write each wrong plan beside its reference to this JSONL file")
     planner.add_argument("--json", action="store_true")
     planner.set_defaults(handler=_bench_planner)
     from agentpair.cli.options import planner_options
@@ -196,9 +198,9 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     loop = targets.add_parser("loop", help="planner + diffusion executor vs a single-model agent vs the AR "
                                            "executor, interleaved, with the time split (agentpair.bench.loop)")
     loop.add_argument("--scenarios", default="all", help="all, or scenario names separated by commas")
-    loop.add_argument("--runs", type=int, default=1, help="runs per scenario and configuration")
-    loop.add_argument("--max-steps", type=int, metavar="N", help="stop each run after N steps (default: the scenario's)")
-    loop.add_argument("--plot", default="docs/loop-split.png", metavar="PATH", help="the time-split PNG")
+    loop.add_argument("--runs", type=positive_int, default=1, help="runs per scenario and configuration")
+    loop.add_argument("--max-steps", type=positive_int, metavar="N", help="stop each run after N steps (default: the scenario's)")
+    loop.add_argument("--plot", type=writable_file, default="docs/loop-split.png", metavar="PATH", help="the time-split PNG")
     loop.add_argument("--single-model-lora", metavar="GGUF",
                       help="the single-model configuration's planner adapter (default: the shipped one "
                            "trained on its format, agentpair/weights/planner-lora-single.gguf)")
@@ -209,8 +211,8 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     soak = targets.add_parser("soak", help="one bundled scenario N times by one agent in one process: child "
                                            "processes, open files and memory before and after")
     soak.add_argument("--scenario", default="login", help="a bundled scenario's name")
-    soak.add_argument("--runs", type=int, default=50)
-    soak.add_argument("--concurrency", type=int, default=1, metavar="N",
+    soak.add_argument("--runs", type=positive_int, default=50)
+    soak.add_argument("--concurrency", type=positive_int, default=1, metavar="N",
                       help="N runs at a time, each in a browser context of its own (default: one after another)")
     soak.add_argument("--json", action="store_true")
     soak.set_defaults(handler=_bench_soak)
@@ -224,8 +226,8 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     runs = targets.add_parser("scenarios", help="every bundled scenario N times on the default planner and "
                                                 "executor: success rate, wall time, time split, failure reasons")
     runs.add_argument("--scenarios", default="all", help="all, or scenario names separated by commas")
-    runs.add_argument("--runs", type=int, default=1, help="runs per scenario")
-    runs.add_argument("--max-steps", type=int, metavar="N",
+    runs.add_argument("--runs", type=positive_int, default=1, help="runs per scenario")
+    runs.add_argument("--max-steps", type=positive_int, metavar="N",
                       help="stop each run after N steps (default: the scenario's)")
     runs.add_argument("--concurrency", type=_levels, metavar="N[,M...]",
                       help="run N at a time in one process (one planner, one executor, a browser context each), "
@@ -243,6 +245,6 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
 
     miniwob = targets.add_parser("miniwob", help="MiniWoB++ tasks (the miniwob package's pages) on the "
                                                  "default planner and executor: success rate, reward, steps")
-    add_arguments(miniwob)
+    add_arguments(miniwob, positive_int)
     planner_options(miniwob)
     miniwob.set_defaults(handler=_bench_miniwob)

@@ -11,7 +11,7 @@ import sys
 from rich.console import Console
 
 from agentpair.version import __version__
-from agentpair.cli.options import planner_from_args, planner_options
+from agentpair.cli.options import http_url, planner_from_args, planner_options
 from agentpair.errors import UsageError
 
 console = Console(stderr=True)
@@ -24,7 +24,7 @@ async def _plan(args: argparse.Namespace) -> int:
     planner = planner_from_args(args)
     try:
         if hasattr(planner, "start"):
-            with console.status("starting the embedded planner (llama.cpp)"):
+            with console.status("starting the planner"):
                 await planner.start()
         request = PlanRequest(goal=args.goal, start_url=args.start_url,
                               tools=[ToolInfo(name=t.name, description=t.description) for t in Browser().tools()])
@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = sub.add_parser("plan", help="print a validated plan for a goal from the configured planner")
     plan.add_argument("goal")
-    plan.add_argument("--start-url")
+    plan.add_argument("--start-url", type=http_url, metavar="URL")
     plan.add_argument("--json", action="store_true", help="print the plan as JSON")
     planner_options(plan)
     plan.set_defaults(handler=_plan)

@@ -1,4 +1,5 @@
-"""The command line's shared options and their parsing: the planner's, and seconds above 0.
+"""The command line's shared options and the types that check each value where it is parsed (a bad
+one is a usage error naming its option, exit 2): seconds and counts above 0, http(s) URLs, files to write.
 
 Apart from agentpair.cli.main so that its subcommand modules import these without importing it.
 """
@@ -6,23 +7,88 @@ Apart from agentpair.cli.main so that its subcommand modules import these withou
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import tempfile
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+
+from agentpair.errors import UsageError
+
+ENDPOINT_VARIABLES = ("OPENAI_BASE_URL", "AGENTPAIR_EXECUTOR_BASE_URL")
 
 
 def positive_seconds(text: str) -> float:
-    """An argparse type: a number of seconds above 0."""
+    """An argparse type: a finite number of seconds above 0."""
     try:
         seconds = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if seconds <= 0:
+    if not (math.isfinite(seconds) and seconds > 0):
         raise argparse.ArgumentTypeError(f"takes seconds above 0, not {text}")
     return seconds
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of 1 or more."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"takes a number of 1 or more, not {text}")
+    return number
+
+
+def http_url(text: str) -> str:
+    """An argparse type: an http(s) URL with a host, such as http://127.0.0.1:8080/v1."""
+    try:
+        parts = urlsplit(text)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != -1
+    except ValueError:  # reading .port raises it for a port that is no number or out of range
+        valid = False
+    if not valid:
+        raise argparse.ArgumentTypeError(f"takes an http(s) URL with a host, such as http://127.0.0.1:8080/v1, "
+                                         f"not {text!r}")
+    return text
+
+
+def allowed_origin(text: str) -> str:
+    """An argparse type: `*`, or an http(s) origin, with `*.` for every subdomain (https://*.example.com)."""
+    return text if text == "*" else http_url(text)
+
+
+def writable_file(text: str) -> Path:
+    """An argparse type: a file that can be written: not a folder, and where it is missing, the nearest
+    folder above it that exists takes a new file (the folders between are made when it is written)."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+    folder = next(p for p in path.absolute().parents if p.exists()) if not path.exists() else None
+    try:
+        if folder is None:
+            open(path, "a").close()  # exists: may it be written to?
+        else:
+            tempfile.TemporaryFile(dir=folder).close()
+    except OSError as exc:
+        where = "it" if folder is None else f"a new file in {folder}"
+        raise argparse.ArgumentTypeError(f"cannot write {text!r} ({where}: {exc.strerror or exc})") from None
+    return path
+
+
+def check_endpoint_variables() -> None:
+    """A UsageError naming the variable where an endpoint's URL set in the environment is no http(s) URL."""
+    for name in ENDPOINT_VARIABLES:
+        if value := os.environ.get(name):
+            try:
+                http_url(value)
+            except argparse.ArgumentTypeError as exc:
+                raise UsageError(f"{name} {exc}") from None
+
+
 def planner_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--planner-base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, "
+    parser.add_argument("--planner-base-url", type=http_url, metavar="URL", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, "
                                                    "else the embedded llama.cpp planner)")
     parser.add_argument("--planner-model", help="model name (default: AGENTPAIR_PLANNER_MODEL)")
     parser.add_argument("--grounding", choices=["structural", "heuristic", "none"],
@@ -41,6 +107,7 @@ def planner_from_args(args: argparse.Namespace) -> Any:
     from agentpair.agent.defaults import default_planner
     from agentpair.planner.client import OpenAIPlanner
 
+    check_endpoint_variables()
     options: dict[str, Any] = {"timeout_s": args.planner_timeout} if getattr(args, "planner_timeout", None) else {}
     if getattr(args, "grounding", None) is not None:
         options["grounding"] = None if args.grounding == "none" else args.grounding

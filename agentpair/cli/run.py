@@ -7,7 +7,6 @@ import json
 import os
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from rich.console import Console
 
@@ -68,15 +67,13 @@ async def _run(args: argparse.Namespace) -> int:
         raise UsageError("give a SCENARIO name, or --goal with --start-url")
     if args.goal and not args.start_url:
         raise UsageError("--goal needs --start-url")
-    if args.start_url and not (urlsplit(args.start_url).scheme in ("http", "https") and urlsplit(args.start_url).netloc):
-        raise UsageError(f"--start-url takes an http(s) URL such as http://127.0.0.1:8000/, not {args.start_url!r}")
     scenario = None
     if args.scenario:
         try:
             scenario = scenarios.load(args.scenario)
         except scenarios.ScenarioError as exc:
             raise UsageError(str(exc)) from exc
-    trace: bool | str = False if args.no_trace else (args.trace or True)
+    trace: bool | Path = False if args.no_trace else (args.trace or True)
     agent = _agent(args)
     try:  # the run starts the agent itself, so that its trace holds start-up too
         if scenario is not None:
@@ -120,20 +117,20 @@ async def _list(args: argparse.Namespace) -> int:
 
 
 def add_run_commands(sub: argparse._SubParsersAction) -> None:
-    from agentpair.cli.options import planner_options, positive_seconds
+    from agentpair.cli.options import allowed_origin, http_url, planner_options, positive_int, positive_seconds, writable_file
 
     run = sub.add_parser("run", help="run a bundled scenario (or an ad-hoc --goal) and judge it")
     run.add_argument("scenario", nargs="?", help="a name from `agentpair scenarios list`")
     run.add_argument("--goal", help="an ad-hoc goal instead of a scenario")
-    run.add_argument("--start-url", help="with --goal: where to start")
-    run.add_argument("--allow", action="append", metavar="ORIGIN", help="with --goal: another allowed origin")
+    run.add_argument("--start-url", type=http_url, metavar="URL", help="with --goal: where to start")
+    run.add_argument("--allow", action="append", type=allowed_origin, metavar="ORIGIN", help="with --goal: another allowed origin")
     where = run.add_mutually_exclusive_group()
-    where.add_argument("--trace", metavar="PATH", help="trace file (default runs/<time>-<name>.jsonl)")
+    where.add_argument("--trace", type=writable_file, metavar="PATH", help="trace file (default runs/<time>-<name>.jsonl)")
     where.add_argument("--no-trace", action="store_true", help="write no trace")
     run.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     run.add_argument("--headed", action="store_true", help="show the browser window")
     run.add_argument("--executor", default="default", help="default (the shipped diffusion model), openai, ar-baseline or a checkpoint directory")
-    run.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (default: the scenario's)")
+    run.add_argument("--max-steps", type=positive_int, metavar="N", help="stop after N steps (default: the scenario's)")
     run.add_argument("--run-timeout", type=positive_seconds, metavar="S",
                      help="end the run after S seconds (default: the scenario's, else 300)")
     run.add_argument("--single-model", action="store_true",

@@ -30,6 +30,8 @@ COLUMNS = ("planner", "executor", "tools", "framework")
 
 def add_trace_commands(sub: Any) -> None:
     """Add `trace summary`, `trace html` and `replay` to the top-level subparsers."""
+    from agentpair.cli.options import writable_file
+
     trace = sub.add_parser("trace", help="read a run's trace: where its time went, as a table or a page")
     trace_sub = trace.add_subparsers(dest="trace_command", required=True)
     summary = trace_sub.add_parser("summary", help="time by category, tool and iteration; tokens")
@@ -38,7 +40,7 @@ def add_trace_commands(sub: Any) -> None:
     summary.set_defaults(handler=_summary)
     html = trace_sub.add_parser("html", help="write a self-contained waterfall page of the run")
     html.add_argument("trace", help="a trace file (.jsonl) written by a run")
-    html.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    html.add_argument("-o", "--output", type=writable_file, required=True, help="the HTML file to write")
     html.set_defaults(handler=_html)
 
     rerun = sub.add_parser("replay", help="re-run a traced run's loop on its recorded plans and check it")
@@ -49,7 +51,7 @@ def add_trace_commands(sub: Any) -> None:
                        help="recorded (default), default, openai, or a local checkpoint directory (what-if)")
     rerun.add_argument("--secret", action="append", default=[], metavar="NAME=VALUE",
                        help="a secret's value for a live replay (repeatable)")
-    rerun.add_argument("--write-trace", metavar="PATH", help="also trace the replay to PATH")
+    rerun.add_argument("--write-trace", type=writable_file, metavar="PATH", help="also trace the replay to PATH")
     rerun.add_argument("--json", action="store_true", help="print the result as JSON")
     rerun.set_defaults(handler=_replay)
 

@@ -14,10 +14,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import httpx
 import openai
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+
+from agentpair.tracing.redaction import Redactor
 
 StructuredOutput = Literal["auto", "json_schema", "llamacpp"]
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
@@ -146,6 +149,9 @@ class Endpoint:
         temperature: float = 0.0,
         max_tokens: int = 1024,
     ) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:  # not after four attempts at it
+            raise ValueError(f"an endpoint's base URL is an http(s) URL with a host, not {base_url!r}")
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key or "not-needed"
         self.model = model
@@ -156,6 +162,7 @@ class Endpoint:
         self.max_backoff_s = max_backoff_s
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self._redactor = Redactor(keys=[self.api_key])  # a server may echo the key in its error text
         self._client = openai.AsyncOpenAI(
             base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=timeout_s
         )
@@ -237,6 +244,7 @@ class Endpoint:
                 failure = exc
             if attempt.outcome == "retry" and final:
                 attempt.outcome = "error"
+            attempt.error = attempt.error and self._redactor.text(attempt.error)
             attempt.ms = (time.perf_counter() - started) * 1e3
             attempts.append(attempt)
             if on_attempt:

@@ -71,7 +71,7 @@ class OpenAIPlanner:
         gives each tool's description, not only its name (the embedded planner was trained on names)."""
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         model = model or os.environ.get("AGENTPAIR_PLANNER_MODEL")
-        self._ask_model = model is None  # the server's own, when it serves exactly one (see _settle_model)
+        self._ask_model = model is None  # the server's own, when it serves exactly one (see start)
         self.endpoint = Endpoint(
             base_url, model or DEFAULT_MODEL, api_key or os.environ.get("OPENAI_API_KEY"),
             structured_output=structured_output, timeout_s=timeout_s, max_attempts=max_attempts,
@@ -87,11 +87,16 @@ class OpenAIPlanner:
         return self.endpoint.api_key
 
     def identity(self) -> dict[str, Any]:
-        return {"kind": "openai", **self.endpoint.identity(), "grounding": self.grounding.mode, "schema_mode": self.schema_mode}
+        """What a trace records; with no model named, `model` is None until start-up has asked the server."""
+        identity = {"kind": "openai", **self.endpoint.identity(), "grounding": self.grounding.mode,
+                    "schema_mode": self.schema_mode}
+        return {**identity, "model": None} if self._ask_model else identity
 
-    async def _settle_model(self) -> None:
+    async def start(self) -> None:
         """With no model named: the one model the server lists (/v1/models), as a local llama.cpp or
-        vLLM server serves one; DEFAULT_MODEL where it lists several or none, or cannot list."""
+        vLLM server serves one; DEFAULT_MODEL where it lists several or none, or cannot list. Once."""
+        if not self._ask_model:
+            return
         self._ask_model = False
         served = await self.endpoint.served_models()
         if len(served) == 1:
@@ -99,8 +104,7 @@ class OpenAIPlanner:
             self.name = f"openai:{served[0]}"
 
     async def plan(self, request: PlanRequest) -> PlanReply:
-        if self._ask_model:
-            await self._settle_model()
+        await self.start()  # where no agent started it
         if request.single_model:
             schema = single_model.plan_schema(request, grounded=self.grounding.mode is not None)
         else:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentpair.tools.base import replace_forms, secret_placeholder
+from agentpair.tools.base import secret_placeholder
+from agentpair.tools.spellings import Replacer
 
 REDACTED = "[REDACTED]"
 
@@ -15,12 +16,12 @@ class Redactor:
     def __init__(self, secrets: dict[str, str] | None = None, keys: list[str] | None = None) -> None:
         pairs = [(v, secret_placeholder(k)) for k, v in (secrets or {}).items() if v]
         pairs += [(k, REDACTED) for k in keys or [] if k and k != "not-needed"]
-        self._pairs = pairs
+        self._replace = Replacer(tuple(pairs))
 
     def text(self, text: str) -> str:
-        """Secrets and keys replaced in every encoding agentpair.tools.base.secret_forms knows, short ones only
-        as whole tokens (a 1-character key is no reason to rewrite every word holding that letter)."""
-        return replace_forms(text, self._pairs)
+        """Secrets and keys replaced in any spelling agentpair.tools.spellings finds, short ones only as
+        whole tokens (a 1-character key is no reason to rewrite every word holding that letter)."""
+        return self._replace(text)
 
     def value(self, value: Any) -> Any:
         if isinstance(value, str):

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import quote
 
-from agentpair import Agent, OpenAIPlanner
-from tests.doubles import ScriptedExecutor, SleepyEnvironment
+import pytest
+
+from agentpair import Agent, OpenAIPlanner, PlannerError
+from agentpair.agent.events import AgentEvent
+from agentpair.planner.request import PlanRequest, ToolInfo
+from tests.doubles import ScriptedExecutor, ScriptedPlanner, SleepyEnvironment
 from agentpair.bench.fake_endpoint import FakeEndpoint, Reply
 from agentpair.tools.base import Observation
 
@@ -35,7 +40,8 @@ async def test_secrets_and_keys_stay_out_of_traces_and_planner_requests(tmp_path
     env = LeakyEnvironment()
     with FakeEndpoint([Reply(content=PLANS[0]), Reply(content=PLANS[1])]) as fake:
         planner = OpenAIPlanner(base_url=fake.base_url, model="fake", api_key=API_KEY)
-        agent = Agent(planner, executor, env, trace_dir=tmp_path)
+        events: list[AgentEvent] = []
+        agent = Agent(planner, executor, env, trace_dir=tmp_path, on_event=events.append)
         result = await agent.run("log in as alice with {{secret:password}}", secrets={"password": PASSWORD},
                                  trace=tmp_path / "secret.jsonl")
         bodies = json.dumps([r["body"] for r in fake.requests])
@@ -48,6 +54,9 @@ async def test_secrets_and_keys_stay_out_of_traces_and_planner_requests(tmp_path
     assert PASSWORD not in bodies and API_KEY not in bodies
     assert "{{secret:password}}" in bodies
     assert PASSWORD not in repr(result.model_dump()["steps"][0]["step"])
+    assert PASSWORD not in result.model_dump_json()  # the executor's literal value, in the returned steps too
+    shown = repr(events)  # the live progress lines
+    assert PASSWORD not in shown and "type {'ref': 'e2', 'text': '{{secret:password}}'}" in shown
 
 
 def test_a_secret_is_masked_in_every_common_encoding_and_a_short_key_only_as_a_whole_token() -> None:
@@ -81,3 +90,46 @@ def test_a_secret_written_into_the_goal_never_reaches_the_executor() -> None:
     context = executor_context(task, Observation(url="http://127.0.0.1/", snapshot='- textbox "Code" [ref=e1]'),
                                ["Zq7-Walrus-19"])
     assert "Zq7-Walrus-19" not in context and context.count("{{secret:code}}") >= 2
+
+
+async def test_a_key_or_secret_an_endpoint_echoes_in_its_error_stays_out_of_every_output(tmp_path: Path) -> None:
+    """The planner's error, the stop reason, the returned result, the events shown live and the trace."""
+    echo = f"Incorrect API key provided: {quote(API_KEY, safe='/')} for {json.dumps(PASSWORD)[1:-1]}"
+    events: list[AgentEvent] = []
+    with FakeEndpoint([Reply(401, body={"error": {"message": echo}})]) as fake:
+        planner = OpenAIPlanner(base_url=fake.base_url, model="fake", api_key=API_KEY, backoff_s=0.01)
+        try:
+            await planner.plan(PlanRequest(goal="log in", tools=[ToolInfo(name="click", description="click")]))
+        except PlannerError as exc:
+            error = exc
+        agent = Agent(planner, ScriptedExecutor([]), SleepyEnvironment(), on_event=events.append)
+        result = await agent.run("log in with {{secret:password}}", secrets={"password": PASSWORD},
+                                 trace=tmp_path / "echo.jsonl")
+    planner_said = [str(error), repr(vars(error.attempts[0]))]  # the planner alone knows the key, not the secret
+    assert not [text for text in planner_said if API_KEY in text or quote(API_KEY, safe="/") in text]
+    assert result.stop_reason.startswith("planner error") and "[REDACTED]" in result.stop_reason
+    shown = [result.model_dump_json(), repr(events), (tmp_path / "echo.jsonl").read_text()]
+    assert not [text for text in shown if API_KEY in text or quote(API_KEY, safe="/") in text or PASSWORD in text]
+
+
+async def test_the_returned_result_is_redacted_like_the_trace_whatever_the_planner_says() -> None:
+    """A planner that is no endpoint (so redacts nothing itself) and fails quoting the key and the secret."""
+    class Failing(ScriptedPlanner):
+        async def plan(self, request):
+            raise PlannerError(f"rejected key {API_KEY} and value {PASSWORD.replace('-', '%2D')}", [])
+
+    result = await Agent(Failing([], api_key=API_KEY), ScriptedExecutor([]), SleepyEnvironment()).run(
+        "log in", secrets={"password": PASSWORD}, trace=False)
+    assert result.stop_reason == "planner error: rejected key [REDACTED] and value {{secret:password}}"
+
+
+
+async def test_an_exception_out_of_a_run_has_the_secret_and_key_redacted_from_its_message() -> None:
+    class Crashing(SleepyEnvironment):
+        async def observe(self) -> Observation:
+            raise RuntimeError(f"page http://127.0.0.1/?pw={quote(PASSWORD)} failed with key {API_KEY}")
+
+    agent = Agent(ScriptedPlanner([], api_key=API_KEY), ScriptedExecutor([]), Crashing())
+    with pytest.raises(RuntimeError) as raised:
+        await agent.run("log in", secrets={"password": PASSWORD}, trace=False)
+    assert str(raised.value) == "page http://127.0.0.1/?pw={{secret:password}} failed with key [REDACTED]"

@@ -50,6 +50,8 @@ def stock_server():
 async def test_grounded_plans_from_a_stock_llama_cpp_server_in_either_schema_mode(stock_server: str, mode: str) -> None:
     planner = OpenAIPlanner(base_url=stock_server, grounding="heuristic", schema_mode=mode, timeout_s=120)
     asked = request(goal=GOAL, snapshot=PAGE).model_copy(update={"tools": browser_tools(), "secret_names": []})
+    await planner.start()  # what a trace's startup record and first planner span then name
+    assert planner.identity()["model"].endswith(".gguf")
     reply = await planner.plan(asked)
     await planner.aclose()
     assert planner.endpoint.model.endswith(".gguf")  # the one model the server lists, not a default name

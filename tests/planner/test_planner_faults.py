@@ -159,6 +159,28 @@ async def test_with_no_model_named_the_planner_asks_the_server_which_it_serves(m
         assert fake.requests[-1]["body"]["model"] == "gpt-4o-mini"  # which of several is the user's to say
 
 
+def test_a_base_url_that_is_no_http_url_is_refused_at_once() -> None:
+    for url in ("not a url", "localhost:8080/v1", "ftp://127.0.0.1/v1", "http:///v1"):
+        with pytest.raises(ValueError, match="http\\(s\\) URL with a host"):
+            OpenAIPlanner(base_url=url, model="fake")
+
+
+async def test_the_trace_names_the_model_the_server_listed_not_the_default(monkeypatch, tmp_path: Path) -> None:
+    """Header (as read, with what start-up settled) and the first planner span name the served model."""
+    from agentpair.tracing.reader import load_trace
+
+    monkeypatch.delenv("AGENTPAIR_PLANNER_MODEL", raising=False)
+    with FakeEndpoint([Reply(content=GOOD)], models=("qwen-local",)) as fake:
+        planner = OpenAIPlanner(base_url=fake.base_url, api_key="sk-test")
+        assert planner.identity()["model"] is None  # not yet asked: claims no model
+        await Agent(planner, ScriptedExecutor([]), SleepyEnvironment()).run("say ok", trace=tmp_path / "t.jsonl")
+    tree = load_trace(tmp_path / "t.jsonl")
+    chat = tree.planner_calls()[0]
+    assert tree.header.planner["model"] == "qwen-local" and chat.name == "chat qwen-local"
+    assert chat.attr("gen_ai.request.model") == "qwen-local" and fake.requests[-1]["body"]["model"] == "qwen-local"
+    assert "gpt-4o-mini" not in (tmp_path / "t.jsonl").read_text()
+
+
 async def test_under_a_grounded_schema_an_extracts_undefined_required_names_are_dropped_not_reasked() -> None:
     undefined = json.dumps({"thought": "t", "steps": [{"kind": "extract", "instruction": "the price", "schema": {
         "type": "object", "properties": {"price": {"type": "number"}}, "required": ["price", "name"]}}]})

@@ -63,8 +63,9 @@ def test_cli_run_usage_errors_exit_2(capsys) -> None:
     said = " ".join(capsys.readouterr().err.split())  # the console wraps long lines where the path ends
     assert "available: checkout, config" in said
     assert main(["run", "--goal", "do it"]) == 2
-    assert main(["run", "--goal", "do it", "--start-url", "not-a-url"]) == 2  # before anything starts
-    assert "http(s) URL" in " ".join(capsys.readouterr().err.split())
+    with pytest.raises(SystemExit) as bad_url:  # argparse: before anything starts
+        main(["run", "--goal", "do it", "--start-url", "not-a-url"])
+    assert bad_url.value.code == 2 and "http(s) URL" in " ".join(capsys.readouterr().err.split())
     assert main(["run", "../scenarios/login"]) == 2  # the console wraps long lines: compare words
     assert "not a scenario name but a path" in " ".join(capsys.readouterr().err.split())
     with pytest.raises(SystemExit):  # argparse: a usage error, exit 2
