@@ -21,7 +21,7 @@ class GuardProxy:
     def __init__(self, allows: Callable[[list[str]], bool]) -> None:
         self.allows = allows
         self._server: asyncio.Server | None = None
-        self._writers: set[asyncio.StreamWriter] = set()
+        self._connections: dict[asyncio.Task, asyncio.StreamWriter] = {}
         self.url = ""
 
     async def start(self) -> None:
@@ -32,13 +32,15 @@ class GuardProxy:
         if self._server is None:
             return
         self._server.close()
-        for writer in list(self._writers):
+        for writer in self._connections.values():
             writer.close()
+        if self._connections:  # each ends as its client's stream does
+            await asyncio.wait(list(self._connections), timeout=1.0)
         await self._server.wait_closed()
         self._server = None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._writers.add(writer)
+        self._connections[asyncio.current_task()] = writer
         try:
             head = await reader.readuntil(b"\r\n\r\n")
             method, target, _ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
@@ -48,8 +50,10 @@ class GuardProxy:
                 await self._forward(head, target, reader, writer)
         except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass  # a client or server that went away, or a request that is no HTTP
+        except asyncio.CancelledError:
+            pass  # the loop is ending: the connection ends (Python 3.11 would log a cancelled handler's traceback)
         finally:
-            self._writers.discard(writer)
+            del self._connections[asyncio.current_task()]
             writer.close()
 
     async def _tunnel(self, target: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -44,7 +44,8 @@ def scripts(url: str, ws: str) -> dict[str, str]:
     socket, stream, fetch = (s.format(url=url, ws=ws) for s in (SOCKET, STREAM, FETCH))
     dedicated = {f"/worker-{name}.js": REPORT + body for name, body in
                  (("fetch", fetch), ("socket", socket), ("stream", stream))}
-    shared = {f"/shared-{name}.js": SHARED.format(body=body) for name, body in (("fetch", fetch), ("socket", socket))}
+    shared = {f"/shared-{name}.js": SHARED.format(body=body) for name, body in
+              (("fetch", fetch), ("socket", socket), ("stream", stream))}
     pages = {"/page-stream.html": PAGE.format(head="", body=stream),
              "/page-socket.html": PAGE.format(head="", body=socket),
              "/service.html": PAGE.format(head="", body=(  # Playwright's block resolves to nothing
@@ -55,7 +56,7 @@ def scripts(url: str, ws: str) -> dict[str, str]:
     for name in ("fetch", "socket", "stream"):
         pages[f"/worker-{name}.html"] = PAGE.format(
             head="", body=f"new Worker('/worker-{name}.js').onmessage = {ON_MESSAGE};")
-    for name in ("fetch", "socket"):
+    for name in ("fetch", "socket", "stream"):
         pages[f"/shared-{name}.html"] = PAGE.format(head="", body=(
             f"const w = new SharedWorker('/shared-{name}.js'); w.port.onmessage = {ON_MESSAGE}; w.port.start();"))
     return {**dedicated, **shared, **pages, "/sw.js": SERVICE.format(url=url)}
@@ -146,7 +147,7 @@ async def reported(page: Page) -> str:
 
 
 ROUTES = ["page-stream", "worker-fetch", "worker-socket", "worker-stream", "shared-fetch", "shared-socket",
-          "service", "prefetch", "preconnect"]
+          "shared-stream", "service", "prefetch", "preconnect"]
 
 
 @pytest.mark.parametrize("route", ROUTES)
