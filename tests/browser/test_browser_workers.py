@@ -69,7 +69,7 @@ class LoopbackSite:
     def __init__(self, host: str) -> None:
         self.files: dict[str, str] = {}
         self.connections = 0
-        self.paths: list[str] = []
+        self.heads: list[list[str]] = []  # each request's head, its lines
         site = self
 
         class Handler(socketserver.StreamRequestHandler):
@@ -80,7 +80,7 @@ class LoopbackSite:
                     head.append(line.decode().strip())
                 if not head:
                     return
-                site.paths.append(head[0])
+                site.heads.append(head)
                 headers = {k.lower(): v.strip() for k, _, v in (h.partition(":") for h in head[1:])}
                 path = head[0].split(" ")[1]
                 if headers.get("upgrade", "").lower() == "websocket":
@@ -153,10 +153,10 @@ ROUTES = ["page-stream", "worker-fetch", "worker-socket", "worker-stream", "shar
 @pytest.mark.parametrize("route", ROUTES)
 async def test_a_request_to_another_loopback_origin_never_reaches_it(browser: Browser, sites, route: str) -> None:
     site, other = sites
-    other.connections, other.paths = 0, []
+    other.connections, other.heads = 0, []
     result = await outcome(browser, f"{site.url}/{route}.html")
     await asyncio.sleep(0.3)  # a request sent late would have connected by now
-    assert other.connections == 0, (result, other.paths)
+    assert other.connections == 0, (result, other.heads)
     assert result not in ("fetched", "open", "hello"), result
     assert browser.violations() == []  # the page's doing, not the run's
     if route not in ("service", "preconnect"):  # no request made: nothing to tell
@@ -178,7 +178,7 @@ async def test_a_service_worker_sends_its_requests_through_the_proxy_too(browser
     """A run's contexts refuse service workers; a context of the same proxy that let one register
     (as a page past Playwright's block would) still reaches nothing the run does not allow."""
     site, other = sites
-    other.connections, other.paths = 0, []
+    other.connections, other.heads = 0, []
     assert await outcome(browser, f"{site.url}/service.html") == "not registered"
     chromium = browser.page.context.browser
     context = await chromium.new_context(service_workers="allow", proxy={"server": browser._proxy.url})
@@ -188,5 +188,5 @@ async def test_a_service_worker_sends_its_requests_through_the_proxy_too(browser
         assert await reported(page) == "refused"
     finally:
         await context.close()
-    assert other.connections == 0, other.paths
+    assert other.connections == 0, other.heads
     assert [e.url for e in browser.events] == [f"{other.url}/from-sw"]
