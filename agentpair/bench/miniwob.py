@@ -256,7 +256,8 @@ async def main(args: argparse.Namespace, planner: Any) -> int:
               "concurrency": args.concurrency, "wall_s": wall_s, "episodes_per_min": len(episodes) / wall_s * 60,
               "trace_dir": str(trace_dir), **aggregate(episodes)}
     if args.suite == "all":
-        report.update(miniwob_suite.suite_report(episodes, miniwob_suite.shipped_tasks(), args.seeds))
+        report.update(miniwob_suite.suite_report(episodes, miniwob_suite.shipped_tasks(), args.seeds),
+                      pages_without_environment=miniwob_suite.pages_without_environment())
     if args.json:
         print(json.dumps(report))
     else:

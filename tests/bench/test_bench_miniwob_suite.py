@@ -101,6 +101,7 @@ def test_the_cli_runs_the_suite_on_named_tasks_and_reports_every_shipped_task(tm
     [run] = [t for t in report["suite_tasks"] if t["attempted"]]
     assert run["task"] == "click-test" and run["development"] and len(report["suite_tasks"]) == 125
     assert report["success_rate"] == run["successes"] / 125 and report["success_rate_attempted"] == run["successes"]
+    assert report["pages_without_environment"] == pages_without_environment() and report["tasks_left_out"] == 34
 
 
 def test_a_left_out_task_named_on_the_command_line_is_a_usage_error() -> None:
