@@ -45,7 +45,7 @@ def test_each_left_out_page_holds_the_mark_of_its_reason_and_no_other_attempted_
 
 def test_the_default_stays_issue_36s_list_which_the_suite_attempts_first_and_whole() -> None:
     parser = argparse.ArgumentParser()
-    add_arguments(parser)
+    add_arguments(parser, int)
     args = parser.parse_args([])
     assert args.suite == "dev" and task_names(args.tasks) == list(TASKS)
     assert attempted_tasks()[:40] == list(TASKS) and not set(TASKS) & set(LEFT_OUT)
