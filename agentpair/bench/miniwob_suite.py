@@ -1,5 +1,6 @@
-"""`agentpair bench miniwob --suite all`: every task the miniwob package ships, the ones a text-only
-agent cannot attempt left out with their reasons, and the suite's rates counting every task.
+"""`agentpair bench miniwob` (the command, `main`), and its `--suite all`: every task the miniwob
+package ships, the ones a text-only agent cannot attempt left out with their reasons, and the
+suite's rates counting every task.
 
 The tasks shipped are the package's pages (`html/miniwob/*.html`) that it also registers as an
 environment (a `subdomain` in `miniwob/envs/miniwob_envs.py`): 125, the set BrowserGym runs. Five
@@ -20,14 +21,20 @@ development list is attempted whole (form-sequence's slider included): it is wha
 
 from __future__ import annotations
 
+import argparse
 import re
 import statistics
+import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
-from agentpair.bench.miniwob import TASKS, Episode, miniwob_html
+from agentpair.bench.miniwob import TASKS, Episode, aggregate, bench_miniwob, console, miniwob_html, task_names
 from agentpair.errors import UsageError
 
 # Each kind of leaving out, with the mark its pages hold in their source.
@@ -149,3 +156,60 @@ def suite_report(episodes: list[Episode], shipped: list[str], seeds: list[int]) 
             "success_rate": successes / (len(shipped) * len(seeds)),
             "success_rate_attempted": successes / len(episodes) if episodes else 0.0,
             "suite_tasks": [t.model_dump() for t in listed]}
+
+
+def _print_table(report: dict[str, Any]) -> None:
+    table = Table(title=f"agentpair bench miniwob: {report['planner']}, seeds {report['seeds']}")
+    for column in ("task", "success", "mean reward", "steps", "wall p50"):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    last = list(report["per_task"])[-1]
+    run = {**report, "success_rate": report.get("success_rate_attempted", report["success_rate"])}
+    for name, stats in [*report["per_task"].items(), ("all", run)]:
+        table.add_row(name, f"{stats['success_rate']:.0%}", f"{stats['mean_reward']:.2f}",
+                      f"{stats['steps_mean']:.1f}", f"{stats['wall_s_p50']:.1f} s", end_section=name == last)
+    Console().print(table)
+    if report.get("suite") == "all":
+        Console().print(f"whole suite: {report['success_rate']:.1%} of {report['tasks_shipped']} tasks shipped "
+                        f"({report['tasks_left_out']} left out count as failures), "
+                        f"{report['success_rate_attempted']:.1%} of the episodes run")
+
+
+async def main(args: argparse.Namespace, planner: Any) -> int:
+    """The `agentpair bench miniwob` command: progress on stderr, then a table (or JSON on stdout)."""
+    import json
+
+    from agentpair.agent.loop import Agent
+    from agentpair.bench.loop import planner_label
+
+    miniwob_html()  # a missing package is a usage error before anything starts
+    tasks = suite_names(args.tasks) if args.suite == "all" else task_names(args.tasks)
+    trace_dir = Path("runs") / f"bench-miniwob-{datetime.now():%Y%m%d-%H%M%S}"
+    trace_dir.mkdir(parents=True, exist_ok=True)
+    console.print("starting the planner, the executor and Chromium (not timed)")
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    async with Agent(planner=planner) as agent:
+        with Progress(*columns, console=console) as progress:
+            bar = progress.add_task("episodes", total=len(tasks) * len(args.seeds))
+
+            def on_episode(e: Episode) -> None:
+                verdict = "[green]success[/green]" if e.success else "[red]failed[/red]"
+                progress.console.print(f"{e.task} seed {e.seed}: {verdict} reward {e.reward:.2f}, {e.steps} steps, "
+                                       f"{e.wall_s:.1f} s ({e.stop_reason})", highlight=False)
+                progress.advance(bar)
+
+            begun = time.perf_counter()
+            episodes = await bench_miniwob(agent, tasks, args.seeds, args.max_steps, trace_dir, on_episode,
+                                           args.concurrency)
+            wall_s = time.perf_counter() - begun
+        label = planner_label(agent.planner)
+    report = {"planner": label, "tasks": tasks, "seeds": args.seeds, "max_steps": args.max_steps,
+              "concurrency": args.concurrency, "wall_s": wall_s, "episodes_per_min": len(episodes) / wall_s * 60,
+              "trace_dir": str(trace_dir), **aggregate(episodes)}
+    if args.suite == "all":
+        report.update(suite_report(episodes, shipped_tasks(), args.seeds),
+                      pages_without_environment=pages_without_environment())
+    if args.json:
+        print(json.dumps(report))
+    else:
+        _print_table(report)
+    return 0

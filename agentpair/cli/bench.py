@@ -92,7 +92,7 @@ async def _bench_scenarios(args: argparse.Namespace) -> int:
 
 
 async def _bench_miniwob(args: argparse.Namespace) -> int:
-    from agentpair.bench.miniwob import main
+    from agentpair.bench.miniwob_suite import main
     from agentpair.cli.options import planner_from_args
 
     return await main(args, planner_from_args(args))
