@@ -95,7 +95,7 @@ class Clinic(Site):
                 if problems:
                     return self.booking(s, data, problems)
                 self.booked.append(s)
-                self.record("book", s, patient=data["patient"].strip())
+                self.record("book", s, patient=data["patient"].strip(), reason=data["reason"])
                 return redirect("/booked")
             case ["cancel", s] if s in self.booked and data.get("confirm") == "yes":
                 self.booked.remove(s)
@@ -117,7 +117,7 @@ def book(rng: random.Random) -> Case:
     slot, patient = site.slots[s], rng.choice(PATIENTS)
     goal = (f"At {site.name}, book {site.clinicians[site.target]['name']} on {slot['day']} at {slot['time']} "
             f"for {patient}; the reason is a follow-up.")
-    return Case(site, goal, Expect(actions=[Action(verb="book", item=s, fields={"patient": patient})]))
+    return Case(site, goal, Expect(actions=[Action(verb="book", item=s, fields={"patient": patient, "reason": "Follow-up"})]))
 
 
 def cancel(rng: random.Random) -> Case:
