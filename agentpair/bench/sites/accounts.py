@@ -107,8 +107,8 @@ def change_role(rng: random.Random) -> Case:
     site = Accounts(rng)
     u = site.users[site.target]
     role = rng.choice([r for r in ROLES if r != u["role"]])
-    goal = f"In {site.name}, make {_who(site)} an {role}" if role[0] in "AEIOU" else f"In {site.name}, make {_who(site)} a {role}"
-    return Case(site, f"{goal}, leaving their team as it is.",
+    article = "an" if role[0] in "AEIOU" else "a"
+    return Case(site, f"In {site.name}, make {_who(site)} {article} {role}, leaving their team as it is.",
                 Expect(actions=[Action(verb="update", item=site.target, fields={"role": role, "team": u["team"]})]))
 
 

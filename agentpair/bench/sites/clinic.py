@@ -117,7 +117,8 @@ def book(rng: random.Random) -> Case:
     slot, patient = site.slots[s], rng.choice(PATIENTS)
     goal = (f"At {site.name}, book {site.clinicians[site.target]['name']} on {slot['day']} at {slot['time']} "
             f"for {patient}; the reason is a follow-up.")
-    return Case(site, goal, Expect(actions=[Action(verb="book", item=s, fields={"patient": patient, "reason": "Follow-up"})]))
+    return Case(site, goal, Expect(actions=[Action(verb="book", item=s,
+                                                   fields={"patient": patient, "reason": "Follow-up"})]))
 
 
 def cancel(rng: random.Random) -> Case:

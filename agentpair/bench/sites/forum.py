@@ -67,7 +67,8 @@ class Forum(Site):
                 post = self.threads[k]["posts"][int(n)]
                 body = (f"<h1>Hide a post</h1><p>Post by {esc(post['by'])}: “{esc(post['text'])}”</p>"
                         + form(f"/thread/{k}/hide/{n}", area("Reason shown to the member", "reason"), "Hide post"))
-                return self.page("Hide post", body, [("Boards", "/"), (self.threads[k]["title"], f"/thread/{k}"), ("Hide", "")])
+                crumbs = [("Boards", "/"), (self.threads[k]["title"], f"/thread/{k}"), ("Hide", "")]
+                return self.page("Hide post", body, crumbs)
             case ["log"]:
                 rows = [[esc(a.verb), esc(self.threads[a.item]["title"])] for a in self.actions]
                 return self.page("Moderation log", "<h1>Moderation log</h1>" + table(["Action", "Thread"], rows))
@@ -117,7 +118,8 @@ def hide_post(rng: random.Random) -> Case:
     post["text"] = LINES[3]
     goal = (f"On {site.name}, hide {post['by']}'s spam reply in the thread “{t['title']}”, giving the reason "
             f"\"Advertising\". Leave every other post alone.")
-    return Case(site, goal, Expect(actions=[Action(verb="hide", item=site.target, fields={"by": post["by"], "text": LINES[3]})]))
+    return Case(site, goal, Expect(actions=[Action(verb="hide", item=site.target,
+                                                   fields={"by": post["by"], "text": LINES[3]})]))
 
 
 def ask_replies(rng: random.Random) -> Case:

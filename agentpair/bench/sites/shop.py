@@ -83,8 +83,8 @@ class Shop(Site):
     def cart_page(self) -> str:
         rows = [[esc(line["name"]), esc(line["colour"]), esc(line["size"]), esc(line["qty"]),
                  link("Remove", f"/cart/remove/{n}")] for n, line in enumerate(self.cart)]
-        body = ("<h1>Your cart</h1>" + (table(["Item", "Colour", "Size", "Qty", ""], rows)
-                                        + link("Proceed to checkout", "/checkout") if rows else "<p>Your cart is empty.</p>"))
+        lines = table(["Item", "Colour", "Size", "Qty", ""], rows) + link("Proceed to checkout", "/checkout")
+        body = "<h1>Your cart</h1>" + (lines if rows else "<p>Your cart is empty.</p>")
         return self.page("Cart", body, [("Home", "/"), ("Cart", "")])
 
     def checkout(self, values: dict[str, str], problems: list[str]) -> str:
