@@ -53,6 +53,19 @@ def do(client: httpx.Client, case: Case, action: Action) -> None:
             post(f"/class/{k}/{a}/{site.classes[k]['pupils'].index(f['pupil'])}", mark=f["mark"])
         case "viewing":
             post(f"/home/{item}", name=f["name"], phone="07700 900000", slot=f["slot"])
+        case "reply":
+            post(f"/msg/{item}/reply", body="Thanks, I will be there.")
+        case "delete":
+            post(f"/msg/{item}/delete", confirm="yes")
+        case "edit":
+            post(f"/wiki/{item}/edit", **{**site.articles[item], "population": f["population"]})
+        case "tickets":
+            post(f"/event/{item}", type=f["type"], qty=f["qty"], name=f["name"], email="a@b.test")
+            post("/review")
+        case "stage":
+            post(f"/deal/{item}", stage=f["stage"])
+        case "note":
+            post(f"/contact/{item}", kind=f["kind"], summary="Agreed to send a revised quote.")
 
 
 def look_alike(case: Case, action: Action) -> Action:
@@ -68,7 +81,10 @@ def look_alike(case: Case, action: Action) -> Action:
             "withdraw": site.__dict__.get("applied"), "cancel": site.__dict__.get("booked"),
             "remove": [line["pid"] for line in site.__dict__.get("cart", [])], "book": site.__dict__.get("slots"),
             "deactivate": site.__dict__.get("users"), "update": site.__dict__.get("users") or site.__dict__.get("tickets"),
-            "lock": site.__dict__.get("threads"), "viewing": site.__dict__.get("homes")}[action.verb]
+            "lock": site.__dict__.get("threads"), "viewing": site.__dict__.get("homes"),
+            "reply": site.__dict__.get("messages"), "delete": site.__dict__.get("messages"),
+            "edit": site.__dict__.get("articles"), "tickets": site.__dict__.get("events"),
+            "stage": site.__dict__.get("deals"), "note": site.__dict__.get("contacts")}[action.verb]
     item = next(k for k in pool if k != action.item)
     if action.verb == "order":  # the look-alike's own colour and size
         p = site.products[item]
@@ -143,6 +159,10 @@ def test_the_right_action_succeeds_and_a_look_alike_twice_or_none_fails(family: 
     ("/thread/{item}/hide/1", {"reason": ""}, "forum", "hide-post"),
     ("/ticket/{item}", {"status": "Solved", "assignee": "Unassigned", "reply": ""}, "helpdesk", "solve"),
     ("/home/{item}", {"name": "A", "phone": "call me", "slot": "Friday 17:30"}, "lettings", "viewing"),
+    ("/msg/{item}/reply", {"body": "  "}, "mail", "reply"),
+    ("/wiki/{item}/edit", {"population": "about 900"}, "wiki", "fix-population"),
+    ("/event/{item}", {"type": "Standard", "qty": "7", "name": "A", "email": "a@b.test"}, "events", "buy-tickets"),
+    ("/contact/{item}", {"kind": "Call", "summary": ""}, "crm", "log-call"),
 ])
 def test_a_form_with_an_invalid_value_says_why_and_records_nothing(path: str, data: dict, family: str, task: str) -> None:
     case = draw(family, task, 0)
