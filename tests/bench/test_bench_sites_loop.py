@@ -14,9 +14,9 @@ from tests.doubles import ScriptedExecutor, ScriptedPlanner
 from tests.scenarios.solution_doubles import SolutionExecutor, SolutionPlanner
 
 
-def reference(seed: int) -> tuple[list, dict]:
-    """The accounts question's solution: find the user by email, open them, read team and last sign-in."""
-    case = draw("accounts", "ask-last-sign-in", seed)
+def reference(task: str, seed: int) -> tuple[list, dict]:
+    """The first steps of an accounts task's solution: find the target user by email and open them."""
+    case = draw("accounts", task, seed)
     user = case.site.users[case.site.target]
     steps = [("type", {"ref": ["textbox", "Find a user"], "text": user["email"]}),
              ("click", {"ref": ["button", "Find"]}), ("click", {"ref": ["link", user["name"]]})]
@@ -25,7 +25,7 @@ def reference(seed: int) -> tuple[list, dict]:
 
 @pytest.mark.asyncio
 async def test_a_question_answered_from_the_page_read_is_a_grounded_success(tmp_path: Path) -> None:
-    steps, user = reference(0)
+    steps, user = reference("ask-last-sign-in", 0)
     answer = {"team": user["team"], "last_sign_in": user["last"]}
     async with Agent(SolutionPlanner(steps, answer), SolutionExecutor()) as agent:
         run = await run_case(agent, "accounts", "ask-last-sign-in", 0, 8, str(tmp_path / "right.jsonl"))
@@ -34,8 +34,18 @@ async def test_a_question_answered_from_the_page_read_is_a_grounded_success(tmp_
 
 
 @pytest.mark.asyncio
+async def test_an_action_taken_in_chromium_through_a_confirmation_is_what_the_site_records(tmp_path: Path) -> None:
+    steps, user = reference("deactivate", 2)
+    steps += [("click", {"ref": ["link", "Deactivate account"]}), ("click", {"ref": ["button", "Deactivate"]})]
+    async with Agent(SolutionPlanner(steps, "done"), SolutionExecutor()) as agent:
+        run = await run_case(agent, "accounts", "deactivate", 2, 10, str(tmp_path / "deactivate.jsonl"))
+    assert run.success and not run.question and run.grounded is None, run
+    assert run.steps == len(steps) + 1
+
+
+@pytest.mark.asyncio
 async def test_an_answer_with_a_value_no_page_showed_is_neither_right_nor_grounded(tmp_path: Path) -> None:
-    steps, user = reference(0)
+    steps, user = reference("ask-last-sign-in", 0)
     answer = {"team": user["team"], "last_sign_in": "31 December 2024"}
     async with Agent(SolutionPlanner(steps, answer), SolutionExecutor()) as agent:
         run = await run_case(agent, "accounts", "ask-last-sign-in", 0, 8, str(tmp_path / "wrong.jsonl"))
