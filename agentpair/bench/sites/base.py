@@ -197,7 +197,7 @@ def serve(site: Site) -> Iterator[str]:
     handler = type("SiteHandler", (_Handler,), {"site": site})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)  # a quick shutdown
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
