@@ -213,3 +213,21 @@ def test_every_split_has_its_templates_and_an_unknown_family_is_a_usage_error() 
                           "--families", "shop"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "no family shop in the report split" in out.stderr
 
+
+
+def test_the_totals_count_every_run_and_the_table_shows_them(capsys) -> None:
+    from agentpair.bench.sites.run import SiteRun, _print_table, aggregate
+
+    def run(family: str, task: str, success: bool, grounded: bool | None) -> SiteRun:
+        return SiteRun(family=family, task=task, seed=0, goal="g", success=success, steps=4, wall_s=2.0,
+                       planner_calls=3, question=grounded is not None, grounded=grounded, stop_reason="finished",
+                       reasons=[])
+
+    runs = [run("shop", "buy", True, None), run("shop", "ask-specs", False, True), run("jobs", "apply", False, None),
+            run("jobs", "ask-salary", True, False)]
+    report = aggregate(runs)
+    assert report["success_rate"] == 0.5 and report["answers"] == 2 and report["answer_grounded_pct"] == 50.0
+    assert report["per_family"]["jobs"]["answer_grounded_pct"] == 0.0 and report["per_task"]["shop/buy"]["runs"] == 1
+    _print_table({**report, "split": "dev", "planner": "p", "seeds": [0]})
+    out = capsys.readouterr().out
+    assert "shop/ask-specs" in out and "50%" in out and "all" in out
