@@ -192,6 +192,7 @@ def test_a_confirmation_page_alone_changes_nothing() -> None:
     ("It costs £1,250.00 a month", [1250.0], True), ("1250", [1250.0], True), ("1205", [1250.0], False),
     ({"team": "FINANCE", "last": "3 May 2025"}, ["Finance", "3 May 2025"], True),
     ("Finance", ["Finance", "3 May 2025"], False), (None, [12.0], False),
+    ("Lily Evanson, 38", ["Lily Evans", 38.0], False), ("lily evans (38 of 40)", ["Lily Evans", 38.0], True),
 ])
 def test_answers_are_judged_leniently_on_format_but_not_on_values(answer, values, ok) -> None:
     from agentpair.bench.sites.base import Expect

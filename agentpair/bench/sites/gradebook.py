@@ -117,4 +117,16 @@ def ask_mark(rng: random.Random) -> Case:
     return Case(site, goal, Expect(answer=[float(c["marks"][(a, pupil)]), float(w["max"])]))
 
 
-TEMPLATES = {"enter-mark": enter_mark, "ask-mark": ask_mark}
+def ask_top(rng: random.Random) -> Case:
+    site = Gradebook(rng)
+    a, w, _ = site.pick(rng)
+    c = site.classes[site.target]
+    pupil, top = rng.choice(c["pupils"]), rng.randrange(w["max"] * 3 // 4, w["max"] + 1)
+    for key in [key for key in c["marks"] if key[0] == a]:
+        c["marks"][key] = min(c["marks"][key], top - 1)  # one pupil alone at the top
+    c["marks"][(a, pupil)] = top
+    goal = f"In the {site.name} markbook, who got the highest mark on the {w['title']} in {c['title']}, and what was it?"
+    return Case(site, goal, Expect(answer=[pupil, float(top)]))
+
+
+TEMPLATES = {"enter-mark": enter_mark, "ask-mark": ask_mark, "ask-top": ask_top}

@@ -29,10 +29,11 @@ def numbers(text: str) -> list[float]:
 
 
 def has_value(text: str, value: str | float) -> bool:
-    """`value` is in `text`: a number as one of its numbers, a string as a case-insensitive substring."""
+    """`value` is in `text`: a number as one of its numbers, a string as whole words, case-insensitively
+    ("Lily Evans" is not in "Lily Evanson")."""
     if isinstance(value, (int, float)):
         return any(abs(n - value) < 0.005 for n in numbers(text))
-    return norm(value) in norm(text)
+    return re.search(rf"(?<!\w){re.escape(norm(value))}(?!\w)", norm(text)) is not None
 
 
 def answer_text(answer: Any) -> str:

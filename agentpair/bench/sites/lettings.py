@@ -119,4 +119,15 @@ def ask_costs(rng: random.Random) -> Case:
     return Case(site, goal, Expect(answer=[float(h["rent"]), float(h["deposit"]), h["available"]]))
 
 
-TEMPLATES = {"viewing": viewing, "ask-costs": ask_costs}
+def ask_count(rng: random.Random) -> Case:
+    site = Lettings(rng)
+    h = site.homes[site.target]
+    beds, highest = max(1, h["beds"]), h["rent"] + rng.randrange(0, 40) * 10
+    query = {"area": h["area"], "beds": f"{beds}+", "max": str(highest)}
+    count = sum(site.fits(home, query) for home in site.homes.values())
+    goal = (f"With {site.name}, how many homes in {h['area']} with at least {beds} bedroom{'s' * (beds > 1)} "
+            f"cost at most £{highest:,} a month?")
+    return Case(site, goal, Expect(answer=[float(count)]))
+
+
+TEMPLATES = {"viewing": viewing, "ask-costs": ask_costs, "ask-count": ask_count}
