@@ -48,10 +48,9 @@ class SiteRun(BaseModel):
     trace: str | None = None
 
 
-def draw(family: str, task: str, seed: int, split: str | None = None) -> Case:
+def draw(family: str, task: str, seed: int) -> Case:
     """The case `task` of `family` draws for `seed`: the same site and goal every time."""
-    families = SPLITS[split] if split else {**SPLITS["dev"], **SPLITS["report"]}
-    return families[family][task](random.Random(f"{family}/{task}/{seed}"))
+    return {**SPLITS["dev"], **SPLITS["report"]}[family][task](random.Random(f"{family}/{task}/{seed}"))
 
 
 def family_names(split: str, names: str | None) -> list[str]:
