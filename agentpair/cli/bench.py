@@ -98,6 +98,13 @@ async def _bench_miniwob(args: argparse.Namespace) -> int:
     return await main(args, planner_from_args(args))
 
 
+async def _bench_sites(args: argparse.Namespace) -> int:
+    from agentpair.bench.sites.run import main
+    from agentpair.cli.options import planner_from_args
+
+    return await main(args, planner_from_args(args))
+
+
 async def _bench_soak(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
@@ -248,3 +255,12 @@ def add_bench_commands(sub: argparse._SubParsersAction) -> None:
     add_arguments(miniwob, positive_int)
     planner_options(miniwob)
     miniwob.set_defaults(handler=_bench_miniwob)
+
+    from agentpair.bench.sites.run import add_arguments as add_sites_arguments
+
+    sites = targets.add_parser("sites", help="generated multi-page sites (shop, jobs, forum, ...) on loopback, "
+                                             "judged from what each site recorded: success, steps, planner calls, "
+                                             "grounded answers")
+    add_sites_arguments(sites)
+    planner_options(sites)
+    sites.set_defaults(handler=_bench_sites)
