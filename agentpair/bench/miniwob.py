@@ -17,10 +17,9 @@ import asyncio
 import functools
 import importlib.util
 import statistics
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 from rich.console import Console
 
+from agentpair.bench.loopback import serve_loopback
 from agentpair.errors import UsageError
 
 # The development and report list fixed by issue 36 (the rest of the suite is not tuned on).
@@ -107,14 +107,8 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 @contextmanager
 def serve(html: Path) -> Iterator[str]:
     """Serve the task pages on a free loopback port; yields the base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(html)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_loopback(functools.partial(_QuietHandler, directory=str(html))) as url:
+        yield url
 
 
 async def run_episode(agent: Any, base_url: str, task: str, seed: int, max_steps: int,

@@ -114,15 +114,18 @@ def test_the_planner_timeout_option_reaches_the_endpoint(monkeypatch) -> None:
     assert planner_from_args(args).endpoint.timeout_s == 2.5
 
 
-def test_the_grounded_option_reaches_an_endpoint_planner_and_the_embedded_one(monkeypatch) -> None:
+def test_the_grounding_option_reaches_an_endpoint_planner_and_the_embedded_one(monkeypatch) -> None:
     from agentpair.cli.main import build_parser, planner_from_args
 
+    def grounding(*options: str) -> str | None:
+        return planner_from_args(build_parser().parse_args(["run", "login", *options])).grounding.mode
+
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    assert planner_from_args(build_parser().parse_args(["run", "login", "--grounded"])).grounded is True
-    assert planner_from_args(build_parser().parse_args(["run", "login"])).grounded is False
+    assert grounding("--grounding", "heuristic") == "heuristic" and grounding() is None
+    assert grounding("--grounding", "structural") == "structural"
     monkeypatch.delenv("OPENAI_BASE_URL")
-    assert planner_from_args(build_parser().parse_args(["run", "login"])).grounded is True  # embedded: on
-    assert planner_from_args(build_parser().parse_args(["run", "login", "--no-grounded"])).grounded is False
+    assert grounding() == "heuristic"  # embedded: the full pack
+    assert grounding("--grounding", "none") is None and grounding("--grounding", "structural") == "structural"
 
 
 def test_the_schema_mode_option_reaches_an_endpoint_planner(monkeypatch) -> None:

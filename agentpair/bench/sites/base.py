@@ -10,11 +10,13 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, Field
+
+from agentpair.bench.loopback import serve_loopback
 
 PAGE_SIZE = 6
 
@@ -194,13 +196,5 @@ class _Handler(BaseHTTPRequestHandler):
 @contextmanager
 def serve(site: Site) -> Iterator[str]:
     """Serve `site` on a free loopback port; yields its base URL."""
-    handler = type("SiteHandler", (_Handler,), {"site": site})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)  # a quick shutdown
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_loopback(type("SiteHandler", (_Handler,), {"site": site})) as url:
+        yield url

@@ -26,7 +26,6 @@ class Goal:
     """What a goal says, as values; `parse_goal` makes one per goal text."""
 
     text: str
-    words: tuple[str, ...]  # split on white space
     word_set: frozenset[str]  # lower case, COMMON_WORDS off
     lower_words: frozenset[str]  # every \w+ word, lower case
     quoted: tuple[str, ...]  # the texts it quotes
@@ -204,7 +203,7 @@ def parse_goal(text: str) -> Goal:
     clause = w.closing_clause(text)
     opening = re.match(w.OPENS + r"\s+(?:the\s+|my\s+|your\s+)?(.+)", w.task_said(text), re.I | re.S)
     return Goal(
-        text=text, words=tuple(words), word_set=frozenset(w.word_set(text)),
+        text=text, word_set=frozenset(w.word_set(text)),
         lower_words=frozenset(re.findall(r"\w+", text.casefold())), quoted=tuple(w.quoted_texts(text)),
         texts=_texts(text), closing_clause=clause, closing_verb=w.closing_verb(text),
         closing_words=frozenset(w.word_set(clause)), closing_opens=re.match(w.OPENS, clause, re.I) is not None,
