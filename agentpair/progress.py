@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import time
+from datetime import datetime
+from pathlib import Path
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from agentpair.agent.events import AgentEvent
 from agentpair.models import RunResult
 
+BENCH_COLUMNS = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())  # a bench's bar
 STYLE = {"plan": "cyan", "step": "white", "finish": "green", "done": "bold"}
 
 
@@ -46,3 +50,10 @@ def summary_table(title: str, success: bool | None, result: RunResult) -> Table:
     if result.trace_path:
         table.add_row("trace", result.trace_path)
     return table
+
+
+def bench_trace_dir(name: str) -> Path:
+    """A new folder under runs/ for one benchmark command's traces: runs/bench-NAME-<time>."""
+    folder = Path("runs") / f"bench-{name}-{datetime.now():%Y%m%d-%H%M%S}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

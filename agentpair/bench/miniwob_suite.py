@@ -25,15 +25,15 @@ import argparse
 import re
 import statistics
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import Progress
 from rich.table import Table
 
+from agentpair.progress import BENCH_COLUMNS, bench_trace_dir
 from agentpair.bench.miniwob import TASKS, Episode, aggregate, bench_miniwob, console, miniwob_html, task_names
 from agentpair.errors import UsageError
 
@@ -183,12 +183,10 @@ async def main(args: argparse.Namespace, planner: Any) -> int:
 
     miniwob_html()  # a missing package is a usage error before anything starts
     tasks = suite_names(args.tasks) if args.suite == "all" else task_names(args.tasks)
-    trace_dir = Path("runs") / f"bench-miniwob-{datetime.now():%Y%m%d-%H%M%S}"
-    trace_dir.mkdir(parents=True, exist_ok=True)
+    trace_dir = bench_trace_dir("miniwob")
     console.print("starting the planner, the executor and Chromium (not timed)")
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     async with Agent(planner=planner) as agent:
-        with Progress(*columns, console=console) as progress:
+        with Progress(*BENCH_COLUMNS, console=console) as progress:
             bar = progress.add_task("episodes", total=len(tasks) * len(args.seeds))
 
             def on_episode(e: Episode) -> None:

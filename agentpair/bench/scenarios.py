@@ -17,15 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from rich.progress import Progress
 from rich.table import Table
 
+from agentpair.progress import BENCH_COLUMNS
 from agentpair.bench.loop import (
     CATEGORIES,
     LoopRun,
@@ -90,9 +85,8 @@ async def main(args: argparse.Namespace, planner: Any) -> int:
 
     names = scenario_names(args.scenarios)
     trace_dir = Path("runs") / f"bench-scenarios-{datetime.now():%Y%m%d-%H%M%S}"
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     console.print("starting the planner, the executor and Chromium (not timed)")
-    with Progress(*columns, console=console) as progress:
+    with Progress(*BENCH_COLUMNS, console=console) as progress:
         bar = progress.add_task("scenario runs", total=len(names) * args.runs)
 
         def on_run(run: LoopRun) -> None:
@@ -135,9 +129,8 @@ async def main_concurrency(args: argparse.Namespace, planner: Any) -> int:
     names = scenario_names(args.scenarios)
     chosen = args.concurrency or [1]
     trace_dir = Path("runs") / f"bench-concurrency-{datetime.now():%Y%m%d-%H%M%S}"
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     console.print("starting the planner, the executor and Chromium (not timed)")
-    with Progress(*columns, console=console) as progress:
+    with Progress(*BENCH_COLUMNS, console=console) as progress:
         bar = progress.add_task("scenario runs", total=len(names) * args.runs * len(chosen))
 
         def on_run(level: int, run: LoopRun) -> None:

@@ -10,16 +10,16 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import Progress
 from rich.table import Table
 
+from agentpair.progress import BENCH_COLUMNS, bench_trace_dir
 from agentpair.bench.sites import SEEDS, SPLITS
 from agentpair.bench.sites.base import Case, serve
 from agentpair.bench.sites.judge import grounded, judge
@@ -153,12 +153,10 @@ async def main(args: argparse.Namespace, planner: Any) -> int:
     families = family_names(args.split, args.families)
     seeds = args.seeds or list(SEEDS[args.split])
     total = sum(len(SPLITS[args.split][f]) for f in families) * len(seeds)
-    trace_dir = Path("runs") / f"bench-sites-{args.split}-{datetime.now():%Y%m%d-%H%M%S}"
-    trace_dir.mkdir(parents=True, exist_ok=True)
+    trace_dir = bench_trace_dir(f"sites-{args.split}")
     console.print("starting the planner, the executor and Chromium (not timed)")
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     async with Agent(planner=planner) as agent:
-        with Progress(*columns, console=console) as progress:
+        with Progress(*BENCH_COLUMNS, console=console) as progress:
             bar = progress.add_task(f"{args.split} site tasks", total=total)
 
             def on_run(r: SiteRun) -> None:
